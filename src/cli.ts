@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+import { stringify as toYaml } from 'yaml';
+import { ConfigError, loadConfig, redactConfig, wantsHelp, type Config } from './config/load.js';
+import { formatDuration } from './config/duration.js';
+import { createLogger } from './log.js';
+import { startDaemon } from './daemon.js';
+
+/** How long shutdown may take before the process exits anyway. */
+const SHUTDOWN_LIMIT_MS = 5_000;
+
+function describeConfig(config: Config): string {
+  const c = redactConfig(config);
+  return toYaml({
+    web: { listen_address: c.web.listenAddress, telemetry_path: c.web.telemetryPath },
+    poll: { interval: formatDuration(c.poll.intervalMs), timeout: formatDuration(c.poll.timeoutMs), max_age: formatDuration(c.poll.maxAgeMs) },
+    nodes: c.nodes.map((n) => ({
+      name: n.name,
+      url: n.url,
+      ...(Object.keys(n.headers).length ? { headers: n.headers } : {}),
+      watch: { node_ids: n.watch.nodeIds, all_validators: n.watch.allValidators, subnet_ids: n.watch.subnetIds },
+    })),
+    log: c.log,
+    demo: c.demo,
+  });
+}
+
+async function main(argv: string[]): Promise<number> {
+  let loaded;
+  try {
+    loaded = loadConfig(argv);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`avax-exporter: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (wantsHelp(argv)) return 0;
+  const { config, checkOnly } = loaded;
+  if (checkOnly) {
+    process.stdout.write(`configuration OK\n---\n${describeConfig(config)}`);
+    return 0;
+  }
+  const logger = createLogger(config.log);
+  const daemon = await startDaemon(config, { logger });
+  return new Promise<number>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      const hard = setTimeout(() => {
+        logger.warn('shutdown took too long, exiting');
+        resolve(0);
+      }, SHUTDOWN_LIMIT_MS);
+      hard.unref();
+      daemon.stop().then(
+        () => {
+          clearTimeout(hard);
+          resolve(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'error during shutdown');
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    // Flush logs, then leave even if a stray handle is still open.
+    setTimeout(() => process.exit(code), 50).unref();
+  },
+  (err: unknown) => {
+    process.stderr.write(`avax-exporter: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

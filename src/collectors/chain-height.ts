@@ -1,0 +1,8 @@
+import type { Sample } from '../exposition/metric-defs.js';
+import type { ChainHeightValue } from '../sources/chain-height.js';
+import { sample } from './sample.js';
+
+/** A chain's last accepted height → one sample. */
+export function collectChainHeight(v: ChainHeightValue, node: string): Sample[] {
+  return [sample('avax_chain_height', { node, chain: v.chain }, Number(v.height))];
+}

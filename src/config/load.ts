@@ -1,0 +1,282 @@
+import { readFileSync } from 'node:fs';
+import yargs from 'yargs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { rawConfigSchema, parseListenAddress, type RawConfig } from './schema.js';
+import { formatDuration } from './duration.js';
+
+/** Default port: 9785, in the exporter range 9100-9999 (not 9090, 9650 or 9651). */
+export const DEFAULT_PORT = 9785;
+/** Default AvalancheGo API address. */
+export const DEFAULT_NODE_URL = 'http://127.0.0.1:9650';
+
+/** What to watch on one node. */
+export interface WatchConfig {
+  /** Validators to watch; empty means "this node's own id". */
+  nodeIds: string[];
+  /** Export every current primary-network validator. */
+  allValidators: boolean;
+  /** Subnets / L1s whose validators and chains to watch. */
+  subnetIds: string[];
+}
+
+/** One polled node. */
+export interface NodeConfig {
+  /** The `node` label value. */
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Lower-cased names of headers whose values must never be shown. */
+  secretHeaders: string[];
+  watch: WatchConfig;
+}
+
+/** The validated configuration the daemon runs with. */
+export interface Config {
+  web: { listenAddress: string; host: string | undefined; port: number; telemetryPath: string };
+  poll: { intervalMs: number; timeoutMs: number; maxAgeMs: number };
+  nodes: NodeConfig[];
+  log: { level: string; format: 'json' | 'pretty' };
+  /** Start the built-in simulated node and poll it. */
+  demo: boolean;
+}
+
+/** Result of reading the command line: the config, or a request to only check it. */
+export interface LoadedConfig {
+  config: Config;
+  /** `--config.check`: validate, print, exit. */
+  checkOnly: boolean;
+}
+
+/** Invalid configuration: every problem, each with its path. Exit status 2. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+}
+
+/** Flags in the Prometheus exporter style; each also reads AVAX_EXPORTER_<NAME>. */
+const FLAGS = {
+  'web.listen-address': { type: 'string', describe: `Address to listen on (default :${DEFAULT_PORT})` },
+  'web.telemetry-path': { type: 'string', describe: 'Path of the metrics endpoint (default /metrics)' },
+  'node.url': { type: 'string', array: true, describe: `AvalancheGo API URL, repeatable (default ${DEFAULT_NODE_URL})` },
+  'poll.interval': { type: 'string', describe: 'Time between two polls of a node (default 15s)' },
+  'poll.timeout': { type: 'string', describe: 'Deadline of one poll, retries included (default 10s)' },
+  'poll.max-age': { type: 'string', describe: "Age after which a failed source's series are dropped (default 3 poll intervals)" },
+  'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
+  'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
+  'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
+  'log.level': { type: 'string', describe: 'trace, debug, info, warn, error (default info)' },
+  'log.format': { type: 'string', describe: 'json or pretty (default json)' },
+  'config.file': { type: 'string', describe: 'YAML configuration file' },
+  'config.check': { type: 'boolean', describe: 'Validate the configuration, print it and exit' },
+  demo: { type: 'boolean', describe: 'Start a built-in simulated node and poll it' },
+} as const;
+
+type FlagName = keyof typeof FLAGS;
+
+/** The environment variable of a flag: AVAX_EXPORTER_WEB_LISTEN_ADDRESS for --web.listen-address. */
+export function envNameOf(flag: string): string {
+  return `AVAX_EXPORTER_${flag.toUpperCase().replace(/[.-]/g, '_')}`;
+}
+
+function readEnv(env: NodeJS.ProcessEnv): Partial<Record<FlagName, unknown>> {
+  const out: Partial<Record<FlagName, unknown>> = {};
+  for (const [flag, def] of Object.entries(FLAGS) as [FlagName, (typeof FLAGS)[FlagName]][]) {
+    const raw = env[envNameOf(flag)];
+    if (raw === undefined || raw === '') continue;
+    if ('array' in def && def.array) out[flag] = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    else if (def.type === 'boolean') out[flag] = /^(1|true|yes|on)$/i.test(raw.trim());
+    else out[flag] = raw;
+  }
+  return out;
+}
+
+function parseFlags(argv: string[]): Partial<Record<FlagName, unknown>> {
+  const problems: string[] = [];
+  let parser = yargs(argv)
+    .scriptName('avax-exporter')
+    .usage('$0 [flags]\n\nPrometheus exporter for Avalanche nodes and validators.')
+    .parserConfiguration({ 'dot-notation': false, 'camel-case-expansion': false, 'boolean-negation': false })
+    .strict()
+    .exitProcess(false)
+    .help()
+    .version(false)
+    .fail((msg, err) => {
+      problems.push(msg ?? err?.message ?? 'invalid flags');
+    });
+  for (const [flag, def] of Object.entries(FLAGS)) parser = parser.option(flag, { ...def });
+  const parsed = parser.parseSync() as Record<string, unknown>;
+  if (problems.length) throw new ConfigError(problems);
+  const out: Partial<Record<FlagName, unknown>> = {};
+  for (const flag of Object.keys(FLAGS) as FlagName[]) if (parsed[flag] !== undefined) out[flag] = parsed[flag];
+  if (parsed['help']) out['config.check'] = undefined;
+  return out;
+}
+
+/** True when argv asks for --help (yargs has printed it already). */
+export function wantsHelp(argv: string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
+
+function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`config.file: cannot read ${path}: ${(err as Error).message}`]);
+  }
+  try {
+    return parseYaml(text) ?? {};
+  } catch (err) {
+    throw new ConfigError([`config.file: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`]);
+  }
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
+  return out || '(root)';
+}
+
+function issuesToProblems(err: z.ZodError): string[] {
+  return err.issues.map((i) => {
+    const msg = i.code === 'unrecognized_keys' ? `unknown key(s): ${i.keys.join(', ')}` : i.message;
+    return `${formatPath(i.path)}: ${msg}`;
+  });
+}
+
+/** Overlays set flag/env values onto the file's raw config (flags win over env, env over the file). */
+function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName, unknown>>): Record<string, unknown> {
+  const raw: Record<string, unknown> = structuredClone(file);
+  const section = (name: string): Record<string, unknown> => {
+    const cur = raw[name];
+    if (cur === undefined || cur === null) {
+      const fresh: Record<string, unknown> = {};
+      raw[name] = fresh;
+      return fresh;
+    }
+    // A non-object section is left as is for zod to report with its path.
+    return typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>) : {};
+  };
+  const set = (sec: string, key: string, v: unknown) => {
+    if (v !== undefined) section(sec)[key] = v;
+  };
+  set('web', 'listen_address', values['web.listen-address']);
+  set('web', 'telemetry_path', values['web.telemetry-path']);
+  set('poll', 'interval', values['poll.interval']);
+  set('poll', 'timeout', values['poll.timeout']);
+  set('poll', 'max_age', values['poll.max-age']);
+  set('watch', 'node_ids', values['watch.node-id']);
+  set('watch', 'all_validators', values['watch.all-validators']);
+  set('watch', 'subnet_ids', values['watch.subnet-id']);
+  set('log', 'level', values['log.level']);
+  set('log', 'format', values['log.format']);
+  if (values.demo !== undefined) raw['demo'] = values.demo;
+  const urls = values['node.url'];
+  if (Array.isArray(urls)) raw['nodes'] = urls.map((url) => ({ url }));
+  for (const k of ['web', 'poll', 'watch', 'log']) {
+    const v = raw[k];
+    if (v && typeof v === 'object' && Object.keys(v).length === 0) delete raw[k];
+  }
+  return raw;
+}
+
+/** The default `node` label of a URL: host:port. */
+export function defaultNodeName(url: string): string {
+  const u = new URL(url);
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+  return `${u.hostname.includes(':') ? `[${u.hostname}]` : u.hostname}:${port}`.replace(/^\[\[(.*)\]\]/, '[$1]');
+}
+
+/** Applies defaults and cross-field rules to a validated raw config. */
+export function finalizeConfig(raw: z.output<typeof rawConfigSchema>): Config {
+  const problems: string[] = [];
+  const listenAddress = raw.web?.listen_address ?? `:${DEFAULT_PORT}`;
+  const listen = parseListenAddress(listenAddress) as { host: string | undefined; port: number };
+  const intervalMs = raw.poll?.interval ?? 15_000;
+  const timeoutMs = raw.poll?.timeout ?? Math.min(10_000, intervalMs);
+  const maxAgeMs = raw.poll?.max_age ?? 3 * intervalMs;
+  if (timeoutMs > intervalMs) problems.push(`poll.timeout: must not exceed poll.interval (${formatDuration(timeoutMs)} > ${formatDuration(intervalMs)})`);
+  if (maxAgeMs < intervalMs) problems.push(`poll.max_age: must be at least poll.interval (${formatDuration(maxAgeMs)} < ${formatDuration(intervalMs)})`);
+  const demo = raw.demo ?? false;
+  const globalWatch = raw.watch ?? {};
+  const rawNodes = raw.nodes ?? (demo ? [] : [{ url: DEFAULT_NODE_URL }]);
+  const names = new Map<string, number>();
+  const nodes: NodeConfig[] = rawNodes.map((n, i) => {
+    const name = n.name ?? defaultNodeName(n.url);
+    const prev = names.get(name);
+    if (prev !== undefined) problems.push(`nodes[${i}].name: duplicate node name "${name}" (also nodes[${prev}]); set a distinct name`);
+    names.set(name, i);
+    const w = n.watch ?? {};
+    return {
+      name,
+      url: n.url.replace(/\/+$/, ''),
+      headers: n.headers ?? {},
+      secretHeaders: ['authorization', 'proxy-authorization', 'cookie', ...(n.secret_headers ?? []).map((h) => h.toLowerCase())],
+      watch: {
+        nodeIds: w.node_ids ?? globalWatch.node_ids ?? [],
+        allValidators: w.all_validators ?? globalWatch.all_validators ?? false,
+        subnetIds: w.subnet_ids ?? globalWatch.subnet_ids ?? [],
+      },
+    };
+  });
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    web: { listenAddress, host: listen.host, port: listen.port, telemetryPath: raw.web?.telemetry_path ?? '/metrics' },
+    poll: { intervalMs, timeoutMs, maxAgeMs },
+    nodes,
+    log: { level: raw.log?.level ?? 'info', format: raw.log?.format ?? 'json' },
+    demo,
+  };
+}
+
+/** Validates a raw (file-shaped) config object and applies defaults. */
+export function buildConfig(raw: unknown): Config {
+  const parsed = rawConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(issuesToProblems(parsed.error));
+  return finalizeConfig(parsed.data);
+}
+
+/**
+ * Reads flags, environment and the optional YAML file into a validated config.
+ * Throws {@link ConfigError} listing every problem.
+ */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const flags = parseFlags(argv);
+  const fromEnv = readEnv(env);
+  const merged: Partial<Record<FlagName, unknown>> = { ...fromEnv, ...flags };
+  const file = merged['config.file'];
+  const fileRaw = typeof file === 'string' ? readConfigFile(file) : {};
+  if (fileRaw === null || typeof fileRaw !== 'object' || Array.isArray(fileRaw)) {
+    throw new ConfigError(['config.file: the top level must be a mapping']);
+  }
+  const raw = overlay(fileRaw as Record<string, unknown>, merged);
+  return { config: buildConfig(raw as RawConfig), checkOnly: merged['config.check'] === true };
+}
+
+/** The config with every secret replaced, for `--config.check` and the status page. */
+export function redactConfig(config: Config): Config {
+  return {
+    ...config,
+    nodes: config.nodes.map((n) => ({
+      ...n,
+      url: redactUrl(n.url),
+      headers: Object.fromEntries(
+        Object.entries(n.headers).map(([k, v]) => [k, n.secretHeaders.includes(k.toLowerCase()) ? '<secret>' : v]),
+      ),
+    })),
+  };
+}
+
+/** A URL without its password (user:password@ → user:***@). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}

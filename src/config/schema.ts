@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+
+/**
+ * The configuration schema. Flags, environment variables and the YAML file are
+ * merged into this raw shape (snake_case keys, as in the file) and validated
+ * once; unknown keys are errors so a typo never silently does nothing.
+ */
+
+const duration = z.string().transform((s, ctx) => {
+  const ms = parseDuration(s);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `must be a duration like 15s, 2m or 1h30m (got "${s}")` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero');
+
+const httpUrl = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL');
+
+/** A node id as AvalancheGo prints it. */
+export const nodeIdSchema = z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/, 'must be a node id like NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD');
+/** A CB58 subnet or blockchain id. */
+export const cb58IdSchema = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{40,60}$/, 'must be a CB58 id');
+
+const watchSchema = z.strictObject({
+  node_ids: z.array(nodeIdSchema).optional(),
+  all_validators: z.boolean().optional(),
+  subnet_ids: z.array(cb58IdSchema).optional(),
+});
+
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
+
+const nodeSchema = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII')
+    .optional(),
+  url: httpUrl,
+  headers: z.record(headerName, z.string()).optional(),
+  /** Header names whose values are secrets (never logged or shown). Authorization is always secret. */
+  secret_headers: z.array(headerName).optional(),
+  watch: watchSchema.optional(),
+});
+
+const listenAddress = z.string().refine((s) => parseListenAddress(s) !== undefined, 'must be host:port or :port');
+
+/** The raw (file-shaped) configuration accepted from any input. */
+export const rawConfigSchema = z.strictObject({
+  web: z
+    .strictObject({
+      listen_address: listenAddress.optional(),
+      telemetry_path: z.string().regex(/^\/[\x21-\x7e]*$/, 'must be a path starting with /').optional(),
+    })
+    .optional(),
+  poll: z
+    .strictObject({
+      interval: positiveDuration.optional(),
+      timeout: positiveDuration.optional(),
+      max_age: positiveDuration.optional(),
+    })
+    .optional(),
+  watch: watchSchema.optional(),
+  nodes: z.array(nodeSchema).optional(),
+  log: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
+      format: z.enum(['json', 'pretty']).optional(),
+    })
+    .optional(),
+  demo: z.boolean().optional(),
+});
+
+/** Raw configuration before defaults. */
+export type RawConfig = z.input<typeof rawConfigSchema>;
+
+/** Splits a listen address (`:9785`, `127.0.0.1:9785`, `[::1]:9785`) into host and port. */
+export function parseListenAddress(s: string): { host: string | undefined; port: number } | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(s);
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  const host = m[1] ?? (m[2] === '' ? undefined : m[2]);
+  return { host, port };
+}

@@ -1,0 +1,218 @@
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Config, NodeConfig } from './config/load.js';
+import { redactUrl } from './config/load.js';
+import type { Logger } from './log.js';
+import { HttpTransport } from './http/transport.js';
+import { StateStore, type StateTransition } from './state/store.js';
+import { NODE_SOURCES, IDENTITY_SOURCE } from './sources/index.js';
+import type { SourceDef } from './sources/source.js';
+import { NodePoller } from './scheduler.js';
+import { assembleSamples } from './exposition/assemble.js';
+import { ExpositionRenderer, type Exposition } from './exposition/render.js';
+import { createExporterServer } from './server/server.js';
+import { renderLanding } from './server/landing.js';
+import { startDemoNode } from './fake/demo-node.js';
+
+const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/** Build identity exported as avax_exporter_build_info. */
+export const BUILD = {
+  version: pkg.version,
+  revision: process.env['AVAX_EXPORTER_REVISION'] ?? 'unknown',
+  nodejs: process.version,
+};
+
+/** A running exporter. */
+export interface Daemon {
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:9785. */
+  readonly url: string;
+  readonly port: number;
+  readonly store: StateStore;
+  readonly pollers: readonly NodePoller[];
+  /** The exposition currently served. */
+  exposition(): Exposition;
+  /** True once every node has completed a poll round. */
+  ready(): boolean;
+  /** Resolves after the next render that follows `rounds` more completed rounds of every node. */
+  waitForRounds(rounds?: number): Promise<void>;
+  /** Stops polling, finishes in-flight responses and closes the server. */
+  stop(): Promise<void>;
+}
+
+/** Options beyond the config, mostly for tests and the CLI. */
+export interface DaemonOptions {
+  logger: Logger;
+  /** Sources to poll (defaults to every node source). */
+  sources?: readonly SourceDef<unknown>[];
+  /** Jitter of the poll interval (fraction); tests set 0. */
+  jitter?: number;
+}
+
+function logTransition(logger: Logger, t: StateTransition): void {
+  const fields = { node: t.node, source: t.source, ...(t.reason ? { reason: t.reason } : {}), ...(t.detail ?? {}) };
+  switch (t.kind) {
+    case 'source_down':
+      logger.warn({ ...fields, err: t.message }, 'source down');
+      break;
+    case 'source_up':
+      logger.info(fields, 'source up');
+      break;
+    case 'node_unhealthy':
+      logger.warn(fields, 'node unhealthy');
+      break;
+    case 'node_healthy':
+      logger.info(fields, 'node healthy');
+      break;
+    case 'validator_disconnected':
+      logger.warn(fields, 'validator disconnected');
+      break;
+    case 'validator_connected':
+      logger.info(fields, 'validator connected');
+      break;
+  }
+}
+
+/** Starts the exporter: demo node (if asked), pollers, renderer, HTTP server. */
+export async function startDaemon(config: Config, opts: DaemonOptions): Promise<Daemon> {
+  const { logger } = opts;
+  const sources = opts.sources ?? NODE_SOURCES;
+  const sourceByName = new Map(sources.map((s) => [s.name, s]));
+  const store = new StateStore();
+  const transport = new HttpTransport();
+  const renderer = new ExpositionRenderer();
+
+  const nodes: NodeConfig[] = [...config.nodes];
+  let demo: Awaited<ReturnType<typeof startDemoNode>> | undefined;
+  if (config.demo) {
+    demo = await startDemoNode();
+    nodes.push({ name: 'demo', url: demo.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds: [] } });
+    logger.info({ url: demo.url }, 'demo node started');
+  }
+
+  let exposition: Exposition;
+  let rendering: Promise<void> | undefined;
+  let dirty = false;
+  let renders = 0;
+  const renderWaiters: { afterRender: number; resolve: () => void }[] = [];
+  const isReady = () => pollers.every((p) => p.completedRounds > 0);
+
+  const renderNow = async () => {
+    const nowMs = Date.now();
+    store.expire(nowMs, config.poll.maxAgeMs);
+    exposition = await renderer.render(
+      assembleSamples({ states: store.all(), sources: sourceByName, nowMs, maxAgeMs: config.poll.maxAgeMs, build: BUILD, ready: isReady() }),
+    );
+    if (renderer.rejected > 0) logger.error({ rejected: renderer.rejected }, 'samples did not match their metric definitions');
+    renders++;
+    for (const w of renderWaiters.splice(0)) {
+      if (renders >= w.afterRender) w.resolve();
+      else renderWaiters.push(w);
+    }
+  };
+  // Rounds of several nodes can end together: coalesce them into one render.
+  const requestRender = () => {
+    if (rendering) {
+      dirty = true;
+      return;
+    }
+    rendering = renderNow()
+      .catch((err: unknown) => logger.error({ err }, 'render failed'))
+      .finally(() => {
+        rendering = undefined;
+        if (dirty) {
+          dirty = false;
+          requestRender();
+        }
+      });
+  };
+
+  let wasReady = false;
+  const roundWaiters: { target: number; resolve: () => void }[] = [];
+  const onRound = (_node: string, transitions: StateTransition[]) => {
+    for (const t of transitions) logTransition(logger, t);
+    if (!wasReady && isReady()) {
+      wasReady = true;
+      logger.info({ nodes: nodes.length }, 'first poll round complete, ready');
+    }
+    const minRounds = Math.min(...pollers.map((p) => p.completedRounds));
+    const nextRender = renders + 1 + (rendering ? 1 : 0);
+    for (const w of roundWaiters.splice(0)) {
+      if (minRounds >= w.target) renderWaiters.push({ afterRender: nextRender, resolve: w.resolve });
+      else roundWaiters.push(w);
+    }
+    requestRender();
+  };
+
+  const pollers = nodes.map(
+    (node) =>
+      new NodePoller(node, {
+        intervalMs: config.poll.intervalMs,
+        timeoutMs: config.poll.timeoutMs,
+        jitter: opts.jitter,
+        sources,
+        identitySource: IDENTITY_SOURCE,
+        transport,
+        store,
+        onRound,
+      }),
+  );
+  await renderNow();
+
+  const server: Server = createExporterServer({
+    telemetryPath: config.web.telemetryPath,
+    exposition: () => exposition,
+    ready: isReady,
+    landing: () =>
+      renderLanding({
+        telemetryPath: config.web.telemetryPath,
+        version: BUILD.version,
+        ready: isReady(),
+        nodes: nodes.map((n) => ({ name: n.name, url: redactUrl(n.url) })),
+        states: store.all(),
+        nowMs: Date.now(),
+      }),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.web.port, config.web.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.web.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  logger.info({ address: `${config.web.host ?? ''}:${port}`, telemetry_path: config.web.telemetryPath, nodes: nodes.map((n) => n.name) }, 'listening');
+  for (const p of pollers) p.start();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    store,
+    pollers,
+    exposition: () => exposition,
+    ready: isReady,
+    waitForRounds(rounds = 1) {
+      const target = Math.min(...pollers.map((p) => p.completedRounds)) + rounds;
+      return new Promise<void>((resolve) => roundWaiters.push({ target, resolve }));
+    },
+    stop() {
+      stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await Promise.all(pollers.map((p) => p.stop()));
+        // In-flight responses get a moment to finish; then connections are cut so shutdown stays bounded.
+        const force = setTimeout(() => server.closeAllConnections(), 2_000);
+        await closed;
+        clearTimeout(force);
+        await rendering;
+        await transport.close();
+        await demo?.stop();
+      })();
+      return stopping;
+    },
+  };
+}

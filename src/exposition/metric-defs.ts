@@ -1,0 +1,72 @@
+/**
+ * The metrics contract. Every metric avax-exporter exports is defined here and
+ * nowhere else: the exposition layer registers exactly these, and the
+ * reference doc (docs/metrics.md) is generated from this table. Dashboards and
+ * alert rules depend on these names, so a rename is a breaking change.
+ */
+
+/** Prometheus metric type. */
+export type MetricType = 'gauge' | 'counter';
+
+/** One metric definition. */
+export interface MetricDef {
+  readonly type: MetricType;
+  readonly help: string;
+  readonly labels: readonly string[];
+  /** Where the value comes from (shown in the reference doc). */
+  readonly source: string;
+}
+
+const N = ['node'] as const;
+const V = ['node', 'node_id', 'subnet'] as const;
+const S = ['node', 'source'] as const;
+
+/** Every exported metric, by name. */
+export const METRICS = {
+  avax_node_info: { type: 'gauge', help: 'Identity of a polled node; always 1.', labels: ['node', 'node_id', 'version', 'network', 'database_version', 'git_commit'], source: 'info.getNodeID, info.getNodeVersion, info.getNetworkName' },
+  avax_node_network_id: { type: 'gauge', help: 'Network id the node reports (1 mainnet, 5 fuji).', labels: N, source: 'info.getNetworkID' },
+  avax_node_healthy: { type: 'gauge', help: '1 when /ext/health answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health' },
+  avax_node_ready: { type: 'gauge', help: '1 when /ext/health/readiness answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health/readiness' },
+  avax_node_live: { type: 'gauge', help: '1 when /ext/health/liveness answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health/liveness' },
+  avax_node_health_check_passing: { type: 'gauge', help: '1 when the health check reports no error.', labels: ['node', 'check'], source: 'GET /ext/health' },
+  avax_node_health_check_contiguous_failures: { type: 'gauge', help: 'Consecutive failures of the health check (0 while passing).', labels: ['node', 'check'], source: 'GET /ext/health' },
+  avax_node_health_check_failing_since_timestamp_seconds: { type: 'gauge', help: 'When the health check started failing; present only while it fails.', labels: ['node', 'check'], source: 'GET /ext/health' },
+  avax_node_bootstrapped: { type: 'gauge', help: '1 when the chain is bootstrapped on the node.', labels: ['node', 'chain'], source: 'info.isBootstrapped' },
+  avax_node_peers: { type: 'gauge', help: 'Connected peers.', labels: N, source: 'info.peers numPeers' },
+  avax_node_peers_by_version: { type: 'gauge', help: 'Connected peers per node version.', labels: ['node', 'version'], source: 'info.peers' },
+  avax_node_peers_benched: { type: 'gauge', help: 'Connected peers benched on the chain.', labels: ['node', 'chain'], source: 'info.peers benched' },
+  avax_node_is_validator: { type: 'gauge', help: '1 when the node is a current primary-network validator (info.uptime answers), 0 when it says it is not.', labels: N, source: 'info.uptime' },
+  avax_node_uptime_rewarding_stake_ratio: { type: 'gauge', help: 'Share of stake that sees this node above the uptime requirement (0..1).', labels: N, source: 'info.uptime rewardingStakePercentage / 100' },
+  avax_node_uptime_weighted_average_ratio: { type: 'gauge', help: "Stake-weighted average of this node's uptime as observed by the network (0..1).", labels: N, source: 'info.uptime weightedAveragePercentage / 100' },
+  avax_node_upgrade_timestamp_seconds: { type: 'gauge', help: 'Activation time of a network upgrade; unscheduled upgrades are not exported.', labels: ['node', 'upgrade'], source: 'info.upgrades' },
+  avax_chain_height: { type: 'gauge', help: 'Last accepted block height of the chain on the node.', labels: ['node', 'chain'], source: 'platform.getHeight, avm.getHeight, eth_blockNumber' },
+  avax_validator_active: { type: 'gauge', help: '1 when the validator is in the current set, 0 when watched but absent.', labels: V, source: 'platform.getCurrentValidators' },
+  avax_validator_uptime_ratio: { type: 'gauge', help: "Validator uptime since its start as this node sees it (0..1).", labels: V, source: 'platform.getCurrentValidators uptime / 100' },
+  avax_validator_connected: { type: 'gauge', help: '1 when this node is connected to the validator.', labels: V, source: 'platform.getCurrentValidators connected' },
+  avax_validator_weight: { type: 'gauge', help: "Validator's own weight (nAVAX on the primary network, raw weight on subnets and L1s).", labels: V, source: 'platform.getCurrentValidators weight' },
+  avax_validator_start_timestamp_seconds: { type: 'gauge', help: 'Start of the validation period.', labels: V, source: 'platform.getCurrentValidators startTime' },
+  avax_validator_end_timestamp_seconds: { type: 'gauge', help: 'End of the validation period (absent for L1 validators).', labels: V, source: 'platform.getCurrentValidators endTime' },
+  avax_validator_potential_reward_avax: { type: 'gauge', help: 'Reward paid at the end of the validation if the uptime requirement is met, in AVAX.', labels: V, source: 'platform.getCurrentValidators potentialReward' },
+  avax_validator_delegator_weight_avax: { type: 'gauge', help: 'Stake delegated to the validator, in AVAX.', labels: V, source: 'platform.getCurrentValidators delegatorWeight' },
+  avax_validator_delegators: { type: 'gauge', help: 'Number of delegations to the validator.', labels: V, source: 'platform.getCurrentValidators delegatorCount' },
+  avax_validator_delegation_fee_ratio: { type: 'gauge', help: 'Delegation fee charged by the validator (0..1).', labels: V, source: 'platform.getCurrentValidators delegationFee / 100' },
+  avax_l1_validator_balance_avax: { type: 'gauge', help: "L1 validator's remaining balance for the continuous fee, in AVAX.", labels: ['node', 'node_id', 'subnet', 'validation_id'], source: 'platform.getCurrentValidators balance' },
+  avax_source_up: { type: 'gauge', help: '1 when the last poll of the source succeeded.', labels: S, source: 'exporter' },
+  avax_source_last_success_timestamp_seconds: { type: 'gauge', help: 'When the source was last polled successfully.', labels: S, source: 'exporter' },
+  avax_source_poll_duration_seconds: { type: 'gauge', help: 'Duration of the last poll of the source.', labels: S, source: 'exporter' },
+  avax_source_max_age_seconds: { type: 'gauge', help: "Age of the last success after which the source's series are dropped.", labels: S, source: 'exporter' },
+  avax_source_polls_total: { type: 'counter', help: 'Polls of the source.', labels: S, source: 'exporter' },
+  avax_source_poll_failures_total: { type: 'counter', help: 'Failed polls of the source, by reason (timeout, connect, http_status, rpc_error, invalid_response, network_mismatch, rate_limited).', labels: ['node', 'source', 'reason'], source: 'exporter' },
+  avax_exporter_build_info: { type: 'gauge', help: 'Build of the exporter; always 1.', labels: ['version', 'revision', 'nodejs'], source: 'exporter' },
+  avax_exporter_ready: { type: 'gauge', help: '1 once every node has completed its first poll round.', labels: [], source: 'exporter' },
+} as const satisfies Record<string, MetricDef>;
+
+/** A metric name of the contract. */
+export type MetricName = keyof typeof METRICS;
+
+/** One sample: a metric, its label values, its value. Produced by collectors. */
+export interface Sample {
+  readonly name: MetricName;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/**
+ * Zod building blocks for AvalancheGo's wire conventions: 64-bit integers as
+ * decimal strings, percentages as decimal strings, hex quantities. Anything
+ * that does not match fails validation, so a strange value becomes an
+ * `invalid_response` failure rather than a wrong number.
+ */
+
+const MAX_UINT64 = (1n << 64n) - 1n;
+
+/** A json.Uint64/Uint32 value: a decimal string (at most 2^64-1), as a bigint. */
+export const uintString = z
+  .string()
+  .regex(/^\d{1,20}$/, 'expected an unsigned decimal integer string')
+  .transform((s, ctx) => {
+    const v = BigInt(s);
+    if (v > MAX_UINT64) {
+      ctx.addIssue({ code: 'custom', message: 'integer exceeds uint64' });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+/** A small decimal-string integer (network id, peer count, uptime percent), as a number. */
+export const smallUintString = z
+  .string()
+  .regex(/^\d{1,15}$/, 'expected an unsigned decimal integer string')
+  .transform((s) => Number(s));
+
+/** A percentage 0..100 sent as a decimal string ("99.8712"), as a ratio 0..1. */
+export const percentStringAsRatio = z
+  .string()
+  .regex(/^\d{1,3}(\.\d+)?$/, 'expected a decimal percentage string')
+  .transform((s) => Number(s))
+  .refine((v) => v >= 0 && v <= 100, 'percentage outside 0..100')
+  .transform((v) => v / 100);
+
+/** A `0x` hex quantity (geth), as a bigint. */
+export const hexQuantity = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{1,64}$/, 'expected a 0x hex quantity')
+  .transform((s) => BigInt(s));
+
+/** A finite JSON number. */
+export const finiteNumber = z.number().refine(Number.isFinite, 'expected a finite number');
+
+/** Converts nAVAX (bigint) to AVAX without losing the integer part's precision. */
+export function navaxToAvax(navax: bigint): number {
+  const whole = navax / 1_000_000_000n;
+  const frac = navax % 1_000_000_000n;
+  return Number(whole) + Number(frac) / 1e9;
+}
+
+/** The Unix epoch seconds of an RFC 3339 string, or undefined when unparseable. */
+export function rfc3339ToSeconds(s: string): number | undefined {
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? ms / 1000 : undefined;
+}
+
+/** Flattens zod issues into one readable line: `path: message; ...` (first few). */
+export function describeIssues(err: z.ZodError, limit = 3): string {
+  const parts = err.issues.slice(0, limit).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+  if (err.issues.length > limit) parts.push(`and ${err.issues.length - limit} more`);
+  return parts.join('; ');
+}

@@ -1,0 +1,48 @@
+import type { NodeConfig } from '../config/load.js';
+import type { Deadline, JsonRpcClient } from '../http/json-rpc.js';
+import type { HttpResponse } from '../http/transport.js';
+import type { Sample } from '../exposition/metric-defs.js';
+
+/** Facts about a node learned by earlier polls, shared with later ones. */
+export interface KnownNodeFacts {
+  /** The node's own id (from info.getNodeID). */
+  nodeId?: string;
+  /** The network id seen on the first successful poll; a change is a failure. */
+  networkId?: number;
+  /** The network's name (mainnet, fuji, ...). */
+  networkName?: string;
+}
+
+/** Everything a source may use during one poll. I/O only goes through these. */
+export interface PollContext {
+  readonly node: NodeConfig;
+  readonly rpc: JsonRpcClient;
+  /** GET a path of the node (health endpoints); any status is returned. */
+  readonly get: (path: string) => Promise<HttpResponse>;
+  readonly deadline: Deadline;
+  readonly known: KnownNodeFacts;
+  /** 0 for the first round of this node, then increasing. */
+  readonly round: number;
+}
+
+/**
+ * A source: one kind of upstream data for a node. `poll` does the I/O and
+ * returns a validated, typed value (or throws an UpstreamError); `collect` is
+ * the pure collector that turns that value into samples.
+ */
+export interface SourceDef<T> {
+  /** The `source` label value. */
+  readonly name: string;
+  /** Polls the node. `previous` is the last successful value, for data refreshed less often. */
+  poll(ctx: PollContext, previous: T | undefined): Promise<T>;
+  /** Pure: value in, samples out; `node` is the node label. */
+  collect(value: T, node: string): Sample[];
+}
+
+/** Helper that keeps the value type of a source definition. */
+export function defineSource<T>(def: SourceDef<T>): SourceDef<T> {
+  return def;
+}
+
+/** Rounds between refreshes of data that rarely changes (version, upgrades, chain lists). */
+export const SLOW_REFRESH_ROUNDS = 20;

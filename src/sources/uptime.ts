@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { RpcError } from '../http/json-rpc.js';
+import { percentStringAsRatio } from '../http/wire.js';
+import { defineSource } from './source.js';
+import { collectUptime } from '../collectors/uptime.js';
+
+/** info.uptime result. */
+export const uptimeResult = z.object({
+  rewardingStakePercentage: percentStringAsRatio,
+  weightedAveragePercentage: percentStringAsRatio,
+});
+
+/** The node's uptime as the network sees it, or the fact that it is not a validator. */
+export type UptimeValue =
+  | { isValidator: true; rewardingStakeRatio: number; weightedAverageRatio: number }
+  | { isValidator: false };
+
+/**
+ * info.uptime. A node that is not a validator answers with a JSON-RPC error:
+ * that is state, not a failure of the source. The `subnetID` argument is not
+ * sent: current nodes ignore it and answer for the primary network.
+ */
+export const uptimeSource = defineSource<UptimeValue>({
+  name: 'uptime',
+  async poll(ctx) {
+    try {
+      const r = await ctx.rpc.call('/ext/info', 'info.uptime', {}, uptimeResult, ctx.deadline);
+      return { isValidator: true, rewardingStakeRatio: r.rewardingStakePercentage, weightedAverageRatio: r.weightedAveragePercentage };
+    } catch (err) {
+      if (err instanceof RpcError && /not a validator/i.test(err.rpcMessage)) return { isValidator: false };
+      throw err;
+    }
+  },
+  collect: collectUptime,
+});

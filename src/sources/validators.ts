@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { percentStringAsRatio, uintString } from '../http/wire.js';
+import { defineSource, type PollContext } from './source.js';
+import { collectValidators } from '../collectors/validators.js';
+
+/** The primary network's subnet id (also the P-Chain's blockchain id). */
+export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
+
+/**
+ * One entry of platform.getCurrentValidators. Primary validators, legacy
+ * subnet stakers and L1 validators share this list with different optional
+ * keys; every number is a decimal string and every percentage a "99.8712"
+ * string, which the wire helpers check and convert.
+ */
+const validatorSchema = z.object({
+  nodeID: z.string().min(1),
+  weight: uintString,
+  startTime: uintString,
+  endTime: uintString.optional(),
+  txID: z.string().optional(),
+  validationID: z.string().optional(),
+  balance: uintString.optional(),
+  potentialReward: uintString.optional(),
+  delegationFee: percentStringAsRatio.optional(),
+  uptime: percentStringAsRatio.optional(),
+  connected: z.boolean().optional(),
+  delegatorCount: uintString.optional(),
+  delegatorWeight: uintString.optional(),
+});
+/** platform.getCurrentValidators result. */
+export const validatorsResult = z.object({ validators: z.array(validatorSchema) });
+
+/** A current validator as the exporter keeps it. */
+export interface ValidatorRecord {
+  nodeId: string;
+  weight: bigint;
+  startTime: number;
+  endTime: number | undefined;
+  validationId: string | undefined;
+  balance: bigint | undefined;
+  potentialReward: bigint | undefined;
+  delegationFeeRatio: number | undefined;
+  uptimeRatio: number | undefined;
+  connected: boolean | undefined;
+  delegatorCount: number | undefined;
+  delegatorWeight: bigint | undefined;
+}
+
+/** The current validators of one subnet, and which ids were asked for. */
+export interface SubnetValidators {
+  subnetId: string;
+  validators: ValidatorRecord[];
+  /** Watched node ids that must be reported even when absent (active 0). */
+  watched: string[];
+}
+
+/** The validator sets this node reports for what is watched. */
+export interface ValidatorsValue {
+  subnets: SubnetValidators[];
+}
+
+/** Converts one validated validator entry. Pure. */
+export function toRecord(v: z.output<typeof validatorSchema>): ValidatorRecord {
+  return {
+    nodeId: v.nodeID,
+    weight: v.weight,
+    startTime: Number(v.startTime),
+    endTime: v.endTime === undefined ? undefined : Number(v.endTime),
+    validationId: v.validationID,
+    balance: v.balance,
+    potentialReward: v.potentialReward,
+    delegationFeeRatio: v.delegationFee,
+    uptimeRatio: v.uptime,
+    connected: v.connected,
+    delegatorCount: v.delegatorCount === undefined ? undefined : Number(v.delegatorCount),
+    delegatorWeight: v.delegatorWeight,
+  };
+}
+
+async function watchedIds(ctx: PollContext): Promise<string[]> {
+  if (ctx.node.watch.nodeIds.length > 0) return ctx.node.watch.nodeIds;
+  if (ctx.known.nodeId) return [ctx.known.nodeId];
+  const r = await ctx.rpc.call('/ext/info', 'info.getNodeID', {}, z.object({ nodeID: z.string().min(1) }), ctx.deadline);
+  return [r.nodeID];
+}
+
+/**
+ * platform.getCurrentValidators: the primary network for the watched node ids
+ * (or every validator with --watch.all-validators, fetched once per round),
+ * and every validator of each watched subnet / L1.
+ */
+export const validatorsSource = defineSource<ValidatorsValue>({
+  name: 'validators',
+  async poll(ctx) {
+    const watched = await watchedIds(ctx);
+    const call = (params: Record<string, unknown>) =>
+      ctx.rpc.call('/ext/bc/P', 'platform.getCurrentValidators', params, validatorsResult, ctx.deadline);
+    const primaryParams = ctx.node.watch.allValidators ? {} : { nodeIDs: watched };
+    const [primary, ...subnets] = await Promise.all([
+      call(primaryParams),
+      ...ctx.node.watch.subnetIds.map((subnetID) => call({ subnetID })),
+    ]);
+    const out: SubnetValidators[] = [
+      { subnetId: PRIMARY_NETWORK_ID, validators: (primary?.validators ?? []).map(toRecord), watched },
+    ];
+    ctx.node.watch.subnetIds.forEach((subnetId, i) => {
+      out.push({ subnetId, validators: (subnets[i]?.validators ?? []).map(toRecord), watched: [] });
+    });
+    return { subnets: out };
+  },
+  collect: collectValidators,
+});

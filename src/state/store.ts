@@ -1,0 +1,124 @@
+import type { ValueChange } from './changes.js';
+import { FAILURE_REASONS, type FailureReason, type UpstreamError } from '../http/errors.js';
+
+/** The last error of a source, as shown on the landing page and in logs. */
+export interface SourceErrorInfo {
+  reason: FailureReason;
+  message: string;
+  atMs: number;
+}
+
+/** What the exporter knows about one source of one node. */
+export interface SourceState {
+  readonly node: string;
+  readonly source: string;
+  /** Last successful value; kept until it is older than the max age. */
+  value: unknown;
+  lastSuccessMs: number | undefined;
+  lastAttemptMs: number | undefined;
+  lastError: SourceErrorInfo | undefined;
+  /** Outcome of the last poll; undefined before the first one. */
+  up: boolean | undefined;
+  lastDurationSeconds: number | undefined;
+  polls: number;
+  failures: Record<FailureReason, number>;
+}
+
+/** The outcome of one poll of one source. */
+export type PollOutcome =
+  | { ok: true; value: unknown; startedMs: number; durationMs: number }
+  | { ok: false; error: UpstreamError; startedMs: number; durationMs: number };
+
+/** A change worth one log line. */
+export interface StateTransition {
+  node: string;
+  source: string;
+  kind: 'source_down' | 'source_up' | ValueChange['kind'];
+  reason?: FailureReason;
+  message?: string;
+  detail?: Record<string, string>;
+}
+
+function zeroFailures(): Record<FailureReason, number> {
+  return Object.fromEntries(FAILURE_REASONS.map((r) => [r, 0])) as Record<FailureReason, number>;
+}
+
+/**
+ * Latest value and health of every (node, source). Only the scheduler writes;
+ * the exposition reads a consistent view after each round.
+ */
+export class StateStore {
+  readonly #sources = new Map<string, SourceState>();
+
+  #key(node: string, source: string): string {
+    return `${node}\u0000${source}`;
+  }
+
+  /** The state of a source, created empty on first use. */
+  get(node: string, source: string): SourceState {
+    const key = this.#key(node, source);
+    let s = this.#sources.get(key);
+    if (!s) {
+      s = {
+        node,
+        source,
+        value: undefined,
+        lastSuccessMs: undefined,
+        lastAttemptMs: undefined,
+        lastError: undefined,
+        up: undefined,
+        lastDurationSeconds: undefined,
+        polls: 0,
+        failures: zeroFailures(),
+      };
+      this.#sources.set(key, s);
+    }
+    return s;
+  }
+
+  /** Records a poll outcome; returns the up/down transition it caused, if any. */
+  record(node: string, source: string, outcome: PollOutcome): StateTransition | undefined {
+    const s = this.get(node, source);
+    const wasUp = s.up;
+    s.polls += 1;
+    s.lastAttemptMs = outcome.startedMs;
+    s.lastDurationSeconds = outcome.durationMs / 1000;
+    if (outcome.ok) {
+      s.value = outcome.value;
+      s.lastSuccessMs = outcome.startedMs + outcome.durationMs;
+      s.up = true;
+      if (wasUp === false) return { node, source, kind: 'source_up' };
+      return undefined;
+    }
+    s.failures[outcome.error.reason] += 1;
+    s.lastError = { reason: outcome.error.reason, message: outcome.error.message, atMs: outcome.startedMs + outcome.durationMs };
+    s.up = false;
+    if (wasUp !== false) {
+      return { node, source, kind: 'source_down', reason: outcome.error.reason, message: outcome.error.message };
+    }
+    return undefined;
+  }
+
+  /** The value of a source if its last success is not older than `maxAgeMs`. */
+  freshValue(s: SourceState, nowMs: number, maxAgeMs: number): unknown {
+    if (s.value === undefined || s.lastSuccessMs === undefined) return undefined;
+    return nowMs - s.lastSuccessMs <= maxAgeMs ? s.value : undefined;
+  }
+
+  /** Drops the value of a source whose data is too old, so it cannot be mistaken for current data. */
+  expire(nowMs: number, maxAgeMs: number): void {
+    for (const s of this.#sources.values()) {
+      if (s.value !== undefined && s.lastSuccessMs !== undefined && nowMs - s.lastSuccessMs > maxAgeMs) s.value = undefined;
+    }
+  }
+
+  /** Forgets every source of a node (the node was removed from the config). */
+  removeNode(node: string): void {
+    for (const [k, s] of this.#sources) if (s.node === node) this.#sources.delete(k);
+  }
+
+  /** All source states, in insertion order. */
+  all(): SourceState[] {
+    return [...this.#sources.values()];
+  }
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { fixtureResult, loadFixture } from './helpers/fixtures.js';
+import { healthBodySchema, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/health.js';
+import { infoSource, parseUpgrades, upgradesResult } from '../src/sources/info.js';
+import { peersResult, peersSource, peersValueFrom } from '../src/sources/peers.js';
+import { uptimeResult, uptimeSource } from '../src/sources/uptime.js';
+import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/validators.js';
+import { pChainSource, cChainSource } from '../src/sources/chain-height.js';
+import { bootstrappedSource } from '../src/sources/bootstrapped.js';
+import type { Sample } from '../src/exposition/metric-defs.js';
+
+const NODE = 'n1';
+const SELF = 'NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD';
+const L1 = '2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91';
+
+function answer(file: string, variant?: string): HealthAnswer {
+  const ex = loadFixture(file, variant);
+  return { ok: ex.response.status === 200, body: healthBodySchema.parse(ex.response.body) };
+}
+
+function line(s: Sample): string {
+  const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',');
+  return `${s.name}{${labels}} ${s.value}`;
+}
+
+describe('health collector', () => {
+  it('healthy node: every check passing, no failing-since series', () => {
+    const v = healthValueFrom(answer('node.health.GET.json'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));
+    const lines = healthSource.collect(v, NODE).map(line);
+    expect(lines.slice(0, 3)).toEqual(['avax_node_healthy{node="n1"} 1', 'avax_node_ready{node="n1"} 1', 'avax_node_live{node="n1"} 1']);
+    const checks = ['C', 'P', 'X', 'bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router'];
+    expect(lines.slice(3)).toEqual(
+      checks.flatMap((c) => [`avax_node_health_check_passing{node="n1",check="${c}"} 1`, `avax_node_health_check_contiguous_failures{node="n1",check="${c}"} 0`]),
+    );
+  });
+
+  it('bootstrapping node (503): failing checks with counts and first failure, "not yet run" has no real start', () => {
+    const v = healthValueFrom(answer('node.health.GET.json', 'unhealthy-bootstrapping-503'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));
+    const lines = healthSource.collect(v, NODE).map(line);
+    expect(lines).toContain('avax_node_healthy{node="n1"} 0');
+    expect(lines).toContain('avax_node_health_check_passing{node="n1",check="bootstrapped"} 0');
+    expect(lines).toContain('avax_node_health_check_contiguous_failures{node="n1",check="bootstrapped"} 41');
+    expect(lines).toContain(`avax_node_health_check_failing_since_timestamp_seconds{node="n1",check="bootstrapped"} ${Date.parse('2026-08-22T15:20:01.004417523Z') / 1000}`);
+    expect(lines).toContain('avax_node_health_check_passing{node="n1",check="X"} 0');
+    expect(lines.filter((l) => l.includes('failing_since') && l.includes('check="X"'))).toEqual([]);
+    expect(lines).toContain('avax_node_health_check_passing{node="n1",check="P"} 1');
+  });
+
+  it('tag-filtered L1 failure keys the check by blockchain id', () => {
+    const v = healthValueFrom(answer('node.health.GET.json', 'tag-filtered-L1-unhealthy-503'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));
+    const lines = healthSource.collect(v, NODE).map(line);
+    expect(lines).toContain('avax_node_health_check_contiguous_failures{node="n1",check="E6u8tgmrdLbw7Q35UpAccW88XC5nAKbiKADbqZ8ZXhbMEd6vk"} 7');
+  });
+});
+
+describe('info collector', () => {
+  it('exports identity and only scheduled upgrades', () => {
+    const upgrades = parseUpgrades(upgradesResult.parse(fixtureResult('node.info.upgrades.json')));
+    const samples = infoSource.collect(
+      { nodeId: SELF, version: 'avalanchego/1.14.2', databaseVersion: 'v1.4.5', gitCommit: 'abc', networkId: 1, networkName: 'mainnet', upgrades },
+      NODE,
+    );
+    const lines = samples.map(line);
+    expect(lines[0]).toBe(`avax_node_info{node="n1",node_id="${SELF}",version="avalanchego/1.14.2",network="mainnet",database_version="v1.4.5",git_commit="abc"} 1`);
+    expect(lines[1]).toBe('avax_node_network_id{node="n1"} 1');
+    expect(lines).toContain(`avax_node_upgrade_timestamp_seconds{node="n1",upgrade="granite"} ${Date.parse('2025-11-19T16:00:00Z') / 1000}`);
+    expect(lines).toContain(`avax_node_upgrade_timestamp_seconds{node="n1",upgrade="apricotPhase1"} ${Date.parse('2021-03-31T14:00:00Z') / 1000}`);
+    expect(lines.some((l) => l.includes('helicon'))).toBe(false); // 9999-12-01: unscheduled
+    expect(lines.some((l) => l.includes('apricotPhase4MinPChainHeight') || l.includes('graniteEpoch'))).toBe(false);
+    expect(samples.filter((s) => s.name === 'avax_node_upgrade_timestamp_seconds')).toHaveLength(14);
+  });
+});
+
+describe('peers collector', () => {
+  it('counts peers per version and benched peers per chain', () => {
+    const v = peersValueFrom(peersResult.parse(fixtureResult('node.info.peers.json')));
+    expect(peersSource.collect(v, NODE).map(line)).toEqual([
+      'avax_node_peers{node="n1"} 3',
+      'avax_node_peers_by_version{node="n1",version="avalanchego/1.14.2"} 2',
+      'avax_node_peers_by_version{node="n1",version="avalanchego/1.14.1"} 1',
+      'avax_node_peers_benched{node="n1",chain="C"} 1',
+    ]);
+  });
+  it('no peers: zero and nothing else', () => {
+    const v = peersValueFrom(peersResult.parse(fixtureResult('node.info.peers.json', 'no-peers')));
+    expect(peersSource.collect(v, NODE).map(line)).toEqual(['avax_node_peers{node="n1"} 0']);
+  });
+});
+
+describe('uptime collector', () => {
+  it('percent strings become ratios', () => {
+    const r = uptimeResult.parse(fixtureResult('node.info.uptime.json'));
+    const lines = uptimeSource.collect({ isValidator: true, rewardingStakeRatio: r.rewardingStakePercentage, weightedAverageRatio: r.weightedAveragePercentage }, NODE).map(line);
+    expect(lines).toEqual([
+      'avax_node_is_validator{node="n1"} 1',
+      'avax_node_uptime_rewarding_stake_ratio{node="n1"} 1',
+      'avax_node_uptime_weighted_average_ratio{node="n1"} 0.997214',
+    ]);
+  });
+  it('a non-validator has only is_validator 0', () => {
+    expect(uptimeSource.collect({ isValidator: false }, NODE).map(line)).toEqual(['avax_node_is_validator{node="n1"} 0']);
+  });
+  it('rejects percentages that are not percentages', () => {
+    for (const bad of ['NaN', '', '-1.0000', '100.0001', '1e2', 99.5]) {
+      expect(uptimeResult.safeParse({ rewardingStakePercentage: bad, weightedAveragePercentage: '1.0000' }).success).toBe(false);
+    }
+  });
+});
+
+describe('validators collector', () => {
+  const primary = (variant?: string) => validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json', variant)).validators.map(toRecord);
+
+  it('a watched primary validator (single nodeIDs variant)', () => {
+    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF] }] };
+    const L = `node="n1",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"`;
+    expect(validatorsSource.collect(v, NODE).map(line)).toEqual([
+      `avax_validator_active{${L}} 1`,
+      `avax_validator_weight{${L}} 2000000000000`,
+      `avax_validator_start_timestamp_seconds{${L}} 1751400000`,
+      `avax_validator_end_timestamp_seconds{${L}} 1782936000`,
+      `avax_validator_uptime_ratio{${L}} 0.998712`,
+      `avax_validator_connected{${L}} 1`,
+      `avax_validator_potential_reward_avax{${L}} 117.431493426`,
+      `avax_validator_delegator_weight_avax{${L}} 25`,
+      `avax_validator_delegators{${L}} 1`,
+      `avax_validator_delegation_fee_ratio{${L}} 0.02`,
+    ]);
+  });
+
+  it('all validators: a disconnected one with 0 uptime; a watched id that is absent gets active 0', () => {
+    const absent = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
+    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary('all-validators-no-delegators-field'), watched: [absent] }] };
+    const lines = validatorsSource.collect(v, NODE).map(line);
+    const L = `node="n1",node_id="NodeID-PtGRyk3H8tq5BYupng51dfnFXpwJMRvjp",subnet="${PRIMARY_NETWORK_ID}"`;
+    expect(lines).toContain(`avax_validator_connected{${L}} 0`);
+    expect(lines).toContain(`avax_validator_uptime_ratio{${L}} 0`);
+    expect(lines).toContain(`avax_validator_delegators{${L}} 0`);
+    expect(lines.at(-1)).toBe(`avax_validator_active{node="n1",node_id="${absent}",subnet="${PRIMARY_NETWORK_ID}"} 0`);
+    expect(lines.filter((l) => l.startsWith('avax_validator_active{') && l.endsWith(' 1'))).toHaveLength(2);
+  });
+
+  it('auto-renewed validator (extra keys ignored) and legacy permissioned subnet staker (bare fields)', () => {
+    const renewed = primary('auto-renewed-validator-master-only');
+    expect(renewed[0]?.uptimeRatio).toBe(1);
+    const legacy = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json', 'legacy-permissioned-subnet')).validators.map(toRecord);
+    const lines = validatorsSource.collect({ subnets: [{ subnetId: 'legacy', validators: legacy, watched: [] }] }, NODE).map(line);
+    const L = `node="n1",node_id="${SELF}",subnet="legacy"`;
+    expect(lines).toEqual([
+      `avax_validator_active{${L}} 1`,
+      `avax_validator_weight{${L}} 20`,
+      `avax_validator_start_timestamp_seconds{${L}} 1740000000`,
+      `avax_validator_end_timestamp_seconds{${L}} 1800000000`,
+    ]);
+  });
+
+  it('L1 validators: balance with validation id, no end time, uptime or delegations', () => {
+    const l1 = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.l1.json')).validators.map(toRecord);
+    const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [] }] }, NODE).map(line);
+    const L = `node="n1",node_id="${SELF}",subnet="${L1}"`;
+    expect(lines.slice(0, 4)).toEqual([
+      `avax_validator_active{${L}} 1`,
+      `avax_validator_weight{${L}} 20`,
+      `avax_validator_start_timestamp_seconds{${L}} 1734034648`,
+      `avax_l1_validator_balance_avax{${L},validation_id="2wTscvX3JUsMbZHFRd9t8Ywz2q9j2BmETg8cTvgUHgawjbSvZX"} 8.780477952`,
+    ]);
+    expect(lines).toContain(`avax_l1_validator_balance_avax{node="n1",node_id="NodeID-JBJCCt8J7Ww5MWPxYdrepWDs9xa1y42mq",subnet="${L1}",validation_id="H7Fjzmi4BY6PA9QaNF9GnuMDojjzZ3mcSu5k1z3R4pD6Exj7c"} 0`);
+    expect(lines.some((l) => /end_timestamp|uptime|delegat|connected/.test(l))).toBe(false);
+  });
+
+  it('rejects numbers that are not uint64 decimal strings', () => {
+    const base = { nodeID: SELF, weight: '1', startTime: '1' };
+    for (const weight of ['NaN', '', '-5', '1'.repeat(40), 5, '18446744073709551616']) {
+      expect(validatorsResult.safeParse({ validators: [{ ...base, weight }] }).success).toBe(false);
+    }
+    expect(validatorsResult.safeParse({ validators: [{ ...base, weight: '18446744073709551615' }] }).success).toBe(true);
+  });
+});
+
+describe('height and bootstrap collectors', () => {
+  it('heights', () => {
+    expect(pChainSource.collect({ chain: 'P', height: 23797323n }, NODE).map(line)).toEqual(['avax_chain_height{node="n1",chain="P"} 23797323']);
+    expect(cChainSource.collect({ chain: 'C', height: 0x43ef8a7n }, NODE).map(line)).toEqual(['avax_chain_height{node="n1",chain="C"} 71235751']);
+  });
+  it('bootstrapped per chain', () => {
+    const lines = bootstrappedSource.collect({ chains: [{ chain: 'P', bootstrapped: true }, { chain: 'C', bootstrapped: false }], subnetChains: {} }, NODE).map(line);
+    expect(lines).toEqual(['avax_node_bootstrapped{node="n1",chain="P"} 1', 'avax_node_bootstrapped{node="n1",chain="C"} 0']);
+  });
+});

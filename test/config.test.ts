@@ -1,0 +1,181 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_PORT, loadConfig, redactConfig, envNameOf } from '../src/config/load.js';
+import { formatDuration, parseDuration } from '../src/config/duration.js';
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function writeYaml(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'avax-exporter-config-'));
+  const file = join(dir, 'config.yml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('durations', () => {
+  it.each([
+    ['15s', 15_000],
+    ['2m', 120_000],
+    ['1h30m', 5_400_000],
+    ['500ms', 500],
+    ['1.5s', 1500],
+    ['0', 0],
+  ])('parses %s', (text, ms) => expect(parseDuration(text)).toBe(ms));
+  it.each(['15', 's', '15x', '1h 30m', '', '-5s'])('rejects %j', (text) => expect(parseDuration(text)).toBeUndefined());
+  it('formats back to a parseable string', () => {
+    for (const ms of [15_000, 120_000, 5_400_000, 1500, 90_061_000]) expect(parseDuration(formatDuration(ms))).toBe(ms);
+  });
+});
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const { config, checkOnly } = loadConfig([], {});
+    expect(checkOnly).toBe(false);
+    expect(config.web).toEqual({ listenAddress: `:${DEFAULT_PORT}`, host: undefined, port: DEFAULT_PORT, telemetryPath: '/metrics' });
+    expect(config.poll).toEqual({ intervalMs: 15_000, timeoutMs: 10_000, maxAgeMs: 45_000 });
+    expect(config.nodes).toHaveLength(1);
+    expect(config.nodes[0]).toMatchObject({ name: '127.0.0.1:9650', url: 'http://127.0.0.1:9650', watch: { nodeIds: [], allValidators: false, subnetIds: [] } });
+    expect(config.log).toEqual({ level: 'info', format: 'json' });
+    expect(DEFAULT_PORT).toBeGreaterThanOrEqual(9100);
+    expect(DEFAULT_PORT).toBeLessThanOrEqual(9999);
+    expect([9090, 9650, 9651]).not.toContain(DEFAULT_PORT);
+  });
+
+  it('reads every flag', () => {
+    const { config, checkOnly } = loadConfig(
+      [
+        '--web.listen-address=127.0.0.1:9999',
+        '--web.telemetry-path=/m',
+        '--node.url=http://a.example:9650',
+        '--node.url',
+        'https://b.example',
+        '--poll.interval=30s',
+        '--poll.timeout=5s',
+        '--poll.max-age=2m',
+        '--watch.node-id=NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD',
+        '--watch.all-validators',
+        '--watch.subnet-id=2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91',
+        '--log.level=debug',
+        '--log.format=pretty',
+        '--config.check',
+      ],
+      {},
+    );
+    expect(checkOnly).toBe(true);
+    expect(config.web).toEqual({ listenAddress: '127.0.0.1:9999', host: '127.0.0.1', port: 9999, telemetryPath: '/m' });
+    expect(config.poll).toEqual({ intervalMs: 30_000, timeoutMs: 5_000, maxAgeMs: 120_000 });
+    expect(config.nodes.map((n) => n.name)).toEqual(['a.example:9650', 'b.example:443']);
+    expect(config.nodes[1]?.watch).toEqual({
+      nodeIds: ['NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD'],
+      allValidators: true,
+      subnetIds: ['2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91'],
+    });
+    expect(config.log).toEqual({ level: 'debug', format: 'pretty' });
+  });
+
+  it('reads AVAX_EXPORTER_* variables, and flags win over them', () => {
+    expect(envNameOf('web.listen-address')).toBe('AVAX_EXPORTER_WEB_LISTEN_ADDRESS');
+    const env = {
+      AVAX_EXPORTER_NODE_URL: 'http://x.example:9650, http://y.example:9650',
+      AVAX_EXPORTER_POLL_INTERVAL: '1m',
+      AVAX_EXPORTER_WATCH_ALL_VALIDATORS: 'true',
+      AVAX_EXPORTER_LOG_LEVEL: 'warn',
+    };
+    const { config } = loadConfig(['--log.level=error'], env);
+    expect(config.nodes.map((n) => n.url)).toEqual(['http://x.example:9650', 'http://y.example:9650']);
+    expect(config.poll.intervalMs).toBe(60_000);
+    expect(config.nodes[0]?.watch.allValidators).toBe(true);
+    expect(config.log.level).toBe('error');
+  });
+
+  it('reads a YAML file with several nodes, headers and per-node watch lists; flags override it', () => {
+    const file = writeYaml(`
+poll:
+  interval: 20s
+watch:
+  subnet_ids: [2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91]
+nodes:
+  - name: validator-1
+    url: http://10.0.0.1:9650/
+    headers:
+      Authorization: Bearer s3cret
+      X-Team: ops
+    watch:
+      node_ids: [NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD]
+  - url: http://10.0.0.2:9650
+`);
+    const { config } = loadConfig([`--config.file=${file}`, '--poll.timeout=3s'], {});
+    expect(config.poll).toEqual({ intervalMs: 20_000, timeoutMs: 3_000, maxAgeMs: 60_000 });
+    expect(config.nodes).toHaveLength(2);
+    expect(config.nodes[0]).toMatchObject({
+      name: 'validator-1',
+      url: 'http://10.0.0.1:9650',
+      headers: { Authorization: 'Bearer s3cret', 'X-Team': 'ops' },
+      watch: { nodeIds: ['NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD'], subnetIds: ['2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91'] },
+    });
+    expect(config.nodes[1]?.name).toBe('10.0.0.2:9650');
+    const redacted = JSON.stringify(redactConfig(config));
+    expect(redacted).not.toContain('s3cret');
+    expect(redacted).toContain('ops');
+  });
+
+  it('reports every problem with its path', () => {
+    const file = writeYaml(`
+web:
+  listen_address: "nowhere"
+poll:
+  interval: 15
+  timeout: soon
+nodes:
+  - url: http://ok.example:9650
+  - url: ftp://bad.example
+    colour: blue
+watch:
+  node_ids: [not-a-node-id]
+`);
+    const problems = problemsOf(() => loadConfig([`--config.file=${file}`], {}));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'web.listen_address: must be host:port or :port',
+        expect.stringMatching(/^poll\.interval: /),
+        expect.stringMatching(/^poll\.timeout: must be a duration/),
+        'nodes[1].url: must be an http(s) URL',
+        'nodes[1]: unknown key(s): colour',
+        expect.stringMatching(/^watch\.node_ids\[0\]: must be a node id/),
+      ]),
+    );
+    expect(problems).toHaveLength(6);
+  });
+
+  it('rejects unknown flags, a timeout above the interval and duplicate node names', () => {
+    expect(problemsOf(() => loadConfig(['--no-such-flag'], {})).join('\n')).toMatch(/no-such-flag/);
+    expect(problemsOf(() => loadConfig(['--poll.interval=5s', '--poll.timeout=10s'], {}))).toEqual([
+      'poll.timeout: must not exceed poll.interval (10s > 5s)',
+    ]);
+    const file = writeYaml('nodes:\n  - {name: a, url: "http://x:1"}\n  - {name: a, url: "http://y:1"}\n');
+    expect(problemsOf(() => loadConfig([`--config.file=${file}`], {}))[0]).toMatch(/^nodes\[1\]\.name: duplicate node name "a"/);
+  });
+
+  it('explains an unreadable or malformed file', () => {
+    expect(problemsOf(() => loadConfig(['--config.file=/nonexistent/x.yml'], {}))[0]).toMatch(/^config\.file: cannot read/);
+    const bad = writeYaml('nodes: [\n');
+    expect(problemsOf(() => loadConfig([`--config.file=${bad}`], {}))[0]).toMatch(/^config\.file: .* is not valid YAML/);
+    const list = writeYaml('- a\n- b\n');
+    expect(problemsOf(() => loadConfig([`--config.file=${list}`], {}))).toEqual(['config.file: the top level must be a mapping']);
+  });
+
+  it('with --demo polls only the demo node unless urls are given', () => {
+    expect(loadConfig(['--demo'], {}).config).toMatchObject({ demo: true, nodes: [] });
+    expect(loadConfig(['--demo', '--node.url=http://n:9650'], {}).config.nodes).toHaveLength(1);
+  });
+});
