@@ -20,8 +20,19 @@ export interface RetryOptions {
  */
 export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions): Promise<T> {
   const remaining = opts.deadline - Date.now();
+  let lastFailure: UpstreamError | undefined;
+  const attempt = async () => {
+    try {
+      return await fn();
+    } catch (err) {
+      // An attempt cut short by the poll's deadline is not a new cause.
+      const cutByDeadline = opts.signal.aborted && err instanceof UpstreamError && err.reason === 'timeout';
+      if (err instanceof UpstreamError && !cutByDeadline) lastFailure = err;
+      throw err;
+    }
+  };
   try {
-    return await pRetry(fn, {
+    return await pRetry(attempt, {
       retries: opts.retries ?? 2,
       minTimeout: opts.minTimeoutMs ?? 100,
       factor: 2,
@@ -36,6 +47,11 @@ export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions): Pr
       },
     });
   } catch (err) {
+    // The deadline fired while retrying: the cause is the last real failure
+    // (a 502 stays http_status, a refused connection stays connect), not the
+    // retry that ran out of time.
+    if (opts.signal.aborted && lastFailure) throw lastFailure;
+    if (err instanceof UpstreamError) throw err;
     throw toUpstreamError(err, opts.signal.aborted);
   }
 }

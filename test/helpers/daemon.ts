@@ -1,0 +1,117 @@
+import { Writable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
+import { buildConfig } from '../../src/config/load.js';
+import { startDaemon, type Daemon } from '../../src/daemon.js';
+import { createLogger } from '../../src/log.js';
+
+/** Log lines captured from a daemon under test. */
+export class LogCapture extends Writable {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly raw: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    for (const l of chunk.toString('utf8').split('\n')) {
+      if (!l.trim()) continue;
+      this.raw.push(l);
+      this.lines.push(JSON.parse(l) as Record<string, unknown>);
+    }
+    cb();
+  }
+  /** Lines with this message. */
+  withMsg(msg: string): Record<string, unknown>[] {
+    return this.lines.filter((l) => l['msg'] === msg);
+  }
+}
+
+/** A daemon on 127.0.0.1:0 with short intervals, and its captured logs. */
+export interface TestDaemon {
+  daemon: Daemon;
+  logs: LogCapture;
+}
+
+/** Starts a daemon from a raw (file-shaped) config, on a free loopback port, with fast polling. */
+export async function startTestDaemon(raw: Record<string, unknown>): Promise<TestDaemon> {
+  const logs = new LogCapture();
+  const config = buildConfig({
+    web: { listen_address: '127.0.0.1:0' },
+    // Generous deadline: a cold first request on a loaded CI machine can take 100+ ms.
+    poll: { interval: '500ms', timeout: '400ms' },
+    ...raw,
+  });
+  const daemon = await startDaemon(config, { logger: createLogger({ level: 'debug', format: 'json', destination: logs }), jitter: 0 });
+  return { daemon, logs };
+}
+
+/** Scrapes a daemon's /metrics (plain or gzip) and returns the text. */
+export async function scrape(daemon: Daemon, opts: { gzip?: boolean; path?: string } = {}): Promise<string> {
+  const res = await fetch(`${daemon.url}${opts.path ?? '/metrics'}`, { headers: opts.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' } });
+  if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
+  return await res.text();
+}
+
+/** Fetches raw bytes with gzip asked for, decompressing by hand (to check Content-Encoding). */
+export async function scrapeGzipRaw(daemon: Daemon): Promise<{ encoding: string | null; text: string }> {
+  const { request } = await import('undici');
+  const res = await request(`${daemon.url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
+  const buf = Buffer.from(await res.body.arrayBuffer());
+  const encoding = (res.headers['content-encoding'] as string | undefined) ?? null;
+  return { encoding, text: encoding === 'gzip' ? gunzipSync(buf).toString('utf8') : buf.toString('utf8') };
+}
+
+/** Parses exposition text into `name{labels}` → value (labels as rendered). */
+export function parseExposition(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const i = line.lastIndexOf(' ');
+    out.set(line.slice(0, i), Number(line.slice(i + 1)));
+  }
+  return out;
+}
+
+/** The value of the one series of `name` whose labels include all of `labels`, or undefined. */
+export function valueOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const found = seriesOf(text, name, labels);
+  if (found.length > 1) throw new Error(`${found.length} series of ${name} match ${JSON.stringify(labels)}`);
+  return found[0]?.value;
+}
+
+/** All series of `name` whose labels include `labels`. */
+export function seriesOf(text: string, name: string, labels: Record<string, string> = {}): { labels: Record<string, string>; value: number }[] {
+  const out: { labels: Record<string, string>; value: number }[] = [];
+  for (const [key, value] of parseExposition(text)) {
+    const brace = key.indexOf('{');
+    const metric = brace === -1 ? key : key.slice(0, brace);
+    if (metric !== name) continue;
+    const ls: Record<string, string> = {};
+    if (brace !== -1) for (const m of key.slice(brace + 1, -1).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) ls[m[1] as string] = (m[2] as string).replace(/\\(.)/g, '$1');
+    if (Object.entries(labels).every(([k, v]) => ls[k] === v)) out.push({ labels: ls, value });
+  }
+  return out;
+}
+
+/** Polls `check` until it returns true or the timeout passes. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5_000, stepMs = 50): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/**
+ * Waits until every source of every node has succeeded in one round. The first
+ * round of a fresh test process can miss a short deadline while modules warm up.
+ */
+export async function waitUntilAllUp(daemon: Daemon, timeoutMs = 8_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    await daemon.waitForRounds(1);
+    const states = daemon.store.all();
+    if (states.length > 0 && states.every((s) => s.up === true)) return;
+    if (Date.now() > end) {
+      const down = states.filter((s) => s.up !== true).map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'pending'}`);
+      throw new Error(`sources still down: ${down.join('; ')}`);
+    }
+  }
+}
