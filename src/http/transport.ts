@@ -63,6 +63,8 @@ export class HttpTransport {
     } catch (err) {
       throw toUpstreamError(err, req.signal.aborted);
     }
+    // Destroying the body below makes it emit an abort error; it is expected and handled here.
+    res.body.on('error', () => {});
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.#maxBytes) {
       res.body.destroy();
