@@ -1,0 +1,92 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeNode } from '../src/fake/fake-node.js';
+import { eventually, valueOf } from './helpers/daemon.js';
+
+// The CLI as operators run it, through tsx so the test needs no build step.
+const CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'] as const;
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AVAX_EXPORTER_')));
+
+function run(args: string[]) {
+  const [cmd, ...pre] = CLI;
+  return spawnSync(cmd, [...pre, ...args], { encoding: 'utf8', env: cleanEnv, timeout: 20_000 });
+}
+
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+/** Starts the daemon as a child process and resolves with its URL once it listens. */
+async function startCli(args: string[]) {
+  const [cmd, ...pre] = CLI;
+  const child = spawn(cmd, [...pre, ...args], { env: cleanEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: Record<string, unknown>[] = [];
+  let buffered = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const parts = buffered.split('\n');
+    buffered = parts.pop() ?? '';
+    for (const p of parts) if (p.trim()) lines.push(JSON.parse(p) as Record<string, unknown>);
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  await eventually(() => lines.some((l) => l['msg'] === 'listening') || child.exitCode !== null, 20_000);
+  const listening = lines.find((l) => l['msg'] === 'listening');
+  if (!listening) throw new Error(`daemon did not start: ${stderr}`);
+  const port = String(listening['address']).split(':').pop();
+  return { child, lines, url: `http://127.0.0.1:${port}`, stderr: () => stderr };
+}
+
+describe('command line', () => {
+  it('--config.check prints the validated config with secrets redacted and exits 0', () => {
+    const r = run(['--config.check', '--node.url=http://ops:hunter2@10.1.2.3:9650', '--poll.interval=30s']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('configuration OK');
+    expect(r.stdout).toContain('interval: 30s');
+    expect(r.stdout).toContain('name: 10.1.2.3:9650');
+    expect(r.stdout).not.toContain('hunter2');
+  });
+
+  it('bad input: every problem with its path on stderr, exit status 2', () => {
+    const r = run(['--config.check', '--node.url=ftp://x', '--poll.interval=soon', '--watch.node-id=bogus']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('nodes[0].url: must be an http(s) URL');
+    expect(r.stderr).toContain('poll.interval: must be a duration');
+    expect(r.stderr).toContain('watch.node_ids[0]: must be a node id');
+    expect(run(['--bogus-flag']).status).toBe(2);
+  });
+
+  it('serves a real node, then exits 0 within 5 s of SIGTERM', async () => {
+    const node = await FakeNode.start();
+    try {
+      const d = await startCli([`--node.url=${node.url}`, '--web.listen-address=127.0.0.1:0', '--poll.interval=1s']);
+      await eventually(async () => (await fetch(`${d.url}/-/ready`)).status === 200, 15_000);
+      const text = await (await fetch(`${d.url}/metrics`)).text();
+      expect(valueOf(text, 'avax_chain_height', { chain: 'P' })).toBe(Number(node.state.heights.P));
+      const t0 = Date.now();
+      d.child.kill('SIGTERM');
+      const [code] = (await once(d.child, 'exit')) as [number | null];
+      expect(code).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(d.lines.some((l) => l['msg'] === 'shutting down' && l['signal'] === 'SIGTERM')).toBe(true);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('--demo serves lively metrics with no node of your own', async () => {
+    const d = await startCli(['--demo', '--web.listen-address=127.0.0.1:0', '--poll.interval=1s']);
+    await eventually(async () => (await fetch(`${d.url}/-/ready`)).status === 200, 15_000);
+    const first = await (await fetch(`${d.url}/metrics`)).text();
+    expect(valueOf(first, 'avax_source_up', { node: 'demo', source: 'info' })).toBe(1);
+    const h1 = valueOf(first, 'avax_chain_height', { node: 'demo', chain: 'C' }) ?? 0;
+    expect(h1).toBeGreaterThan(0);
+    await eventually(async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_chain_height', { node: 'demo', chain: 'C' }) ?? 0) > h1, 10_000, 250);
+    d.child.kill('SIGINT');
+    const [code] = (await once(d.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+});
