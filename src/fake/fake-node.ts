@@ -1,0 +1,1510 @@
+/**
+ * A fake AvalancheGo node: a real `node:http` server that answers the node APIs the exporter
+ * scrapes, with the wire shapes of AvalancheGo v1.14.2 (gorilla JSON-RPC envelopes, decimal-string
+ * numbers, Go key order, trailing newlines, plain-text HTTP errors).
+ *
+ * Tests and the daemon's `--demo` mode drive it through {@link FakeNode.state}, a plain mutable
+ * object with friendly types (bigint, number, boolean, Date) that is serialised to the wire
+ * formats on every request, so a mutation is visible on the next call. Faults (status codes,
+ * hangs, resets, malformed bodies, delays, slow bodies) are injected per method or route with
+ * {@link FakeNode.setFault}.
+ *
+ * @packageDocumentation
+ */
+import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { defaultFakeState, isCb58Id, isCb58NodeId, PRIMARY_NETWORK_ID } from './fake-data.js';
+
+// ---------------------------------------------------------------------------------------------
+// State model
+// ---------------------------------------------------------------------------------------------
+
+/** An `OutputOwners` (locktime, threshold, addresses), as used for reward and balance owners. */
+export interface FakeOwner {
+  /** Unix seconds; serialised as a decimal string. */
+  locktime: number;
+  /** Serialised as a decimal string. */
+  threshold: number;
+  /** Bech32 P-Chain addresses (`P-avax1…`). */
+  addresses: string[];
+}
+
+/** BLS key and proof of possession, both `0x` lowercase hex. */
+export interface FakeBlsSigner {
+  publicKey: string;
+  proofOfPossession: string;
+}
+
+/** One delegation to a primary-network validator. Its node ID is the validator's. */
+export interface FakeDelegator {
+  txId: string;
+  /** Unix seconds. */
+  startTime: number;
+  /** Unix seconds. */
+  endTime: number;
+  /** Stake in nAVAX. */
+  weight: bigint;
+  /** Emitted only in the single-nodeID form of `platform.getCurrentValidators`. */
+  rewardOwner?: FakeOwner;
+  /** nAVAX. */
+  potentialReward: bigint;
+}
+
+/**
+ * Fields of an auto-renewed validator (AvalancheGo master only, not v1.14.2). When set, the
+ * validator object carries `validatorAuthority`, `nextPeriod` and `autoCompoundRewardShares`.
+ */
+export interface FakeAutoRenew {
+  validatorAuthority: FakeOwner;
+  /** Seconds. */
+  nextPeriod: number;
+  /** Millionths. */
+  autoCompoundRewardShares: number;
+}
+
+/** A primary-network validator as returned by `platform.getCurrentValidators`. */
+export interface FakeValidator {
+  txId: string;
+  nodeId: string;
+  /** Unix seconds. */
+  startTime: number;
+  /** Unix seconds. */
+  endTime: number;
+  /** The validator's own stake in nAVAX (delegations are separate). */
+  weight: bigint;
+  validationRewardOwner?: FakeOwner;
+  delegationRewardOwner?: FakeOwner;
+  /** nAVAX. */
+  potentialReward: bigint;
+  /** nAVAX. */
+  accruedDelegateeReward: bigint;
+  /** Percent 0–100, serialised with 4 decimals. */
+  delegationFee: number;
+  /** Percent 0–100 as seen by this node, serialised with 4 decimals. */
+  uptime: number;
+  connected: boolean;
+  /** Omitted from the wire when absent (validator without a BLS key). */
+  signer?: FakeBlsSigner;
+  autoRenew?: FakeAutoRenew;
+  /** `delegatorCount`/`delegatorWeight` are derived from this list. */
+  delegators: FakeDelegator[];
+}
+
+/** A validator of an L1 (a subnet converted with ConvertSubnetToL1Tx). Discriminated by `validationId`. */
+export interface FakeL1Validator {
+  validationId: string;
+  nodeId: string;
+  /** Serialised as a decimal string. */
+  weight: bigint;
+  /** Unix seconds. */
+  startTime: number;
+  /** 48-byte compressed BLS key, `0x` hex. */
+  publicKey: string;
+  remainingBalanceOwner: FakeOwner;
+  deactivationOwner: FakeOwner;
+  minNonce: bigint;
+  /** nAVAX left for the continuous fee; 0 when inactive. */
+  balance: bigint;
+}
+
+/** A pre-L1 (permissioned) subnet staker: bare `{txID,startTime,endTime,weight,nodeID}` on the wire. */
+export interface FakeLegacyStaker {
+  txId: string;
+  nodeId: string;
+  startTime: number;
+  endTime: number;
+  weight: bigint;
+}
+
+/** A subnet known to the P-Chain. */
+export interface FakeSubnet {
+  /** True once converted to an L1. */
+  l1: boolean;
+  /** L1 validators (with `validationId`) and/or legacy stakers, in wire order. */
+  validators: Array<FakeL1Validator | FakeLegacyStaker>;
+  /** Blockchain IDs of the subnet's chains. */
+  chains: string[];
+  /** Answer of `platform.getCurrentSupply` for this subnet; absent → "not found" error like a real node. */
+  supply?: bigint;
+}
+
+/** A blockchain as listed by `platform.getBlockchains`. */
+export interface FakeBlockchain {
+  id: string;
+  name: string;
+  subnetId: string;
+  vmId: string;
+}
+
+/**
+ * One health check result. Keys are serialised in Go's order: message, error, timestamp,
+ * duration, contiguousFailures, timeOfFirstFailure; absent optional keys are omitted.
+ */
+export interface FakeCheck {
+  /** Any JSON value (object keys are emitted sorted, as Go maps are). Omitted when undefined. */
+  message?: unknown;
+  error?: string;
+  /** RFC3339Nano string (kept as a string because Go emits nanoseconds). */
+  timestamp: string;
+  /** Nanoseconds. */
+  duration: number;
+  contiguousFailures?: number;
+  timeOfFirstFailure?: string;
+}
+
+/** A connected peer as listed by `info.peers`. */
+export interface FakePeer {
+  nodeId: string;
+  /** Remote socket address (`ip:port`, `[v6]:port`). */
+  ip: string;
+  /** Signed claimed IP; `''` when unknown (the key is always emitted). */
+  publicIp: string;
+  /** `avalanchego/1.14.2`. */
+  version: string;
+  /** Unix seconds of the last upgrade the peer claims (a JSON number on the wire). */
+  upgradeTime: number;
+  /** Integer percent 0–100: this node's uptime as observed by the peer. */
+  observedUptime: number;
+  trackedSubnets: string[];
+  supportedAcps?: number[];
+  objectedAcps?: number[];
+  /** Primary aliases of chains on which the peer is benched. */
+  benched: string[];
+  lastSent: Date;
+  lastReceived: Date;
+}
+
+/** This node's own uptime (`info.uptime`), percent 0–100. */
+export interface FakeUptime {
+  rewardingStakePercentage: number;
+  weightedAveragePercentage: number;
+}
+
+/** One entry of the Subnet-EVM `validators.getCurrentValidators` API (plain JSON numbers on the wire). */
+export interface FakeL1Uptime {
+  validationId: string;
+  nodeId: string;
+  weight: number;
+  /** Unix seconds. */
+  startTimestamp: number;
+  isActive: boolean;
+  isL1Validator: boolean;
+  isConnected: boolean;
+  /** Percent 0–100 (a float number, not a 4-decimal string). */
+  uptimePercentage: number;
+  uptimeSeconds: number;
+}
+
+/** The `info.upgrades` reply, serialised in insertion order (times are RFC3339 strings). */
+export interface FakeUpgrades {
+  apricotPhase1Time: string;
+  apricotPhase2Time: string;
+  apricotPhase3Time: string;
+  apricotPhase4Time: string;
+  apricotPhase4MinPChainHeight: number;
+  apricotPhase5Time: string;
+  apricotPhasePre6Time: string;
+  apricotPhase6Time: string;
+  apricotPhasePost6Time: string;
+  banffTime: string;
+  cortinaTime: string;
+  cortinaXChainStopVertexID: string;
+  durangoTime: string;
+  etnaTime: string;
+  fortunaTime: string;
+  graniteTime: string;
+  /** Nanoseconds. */
+  graniteEpochDuration: number;
+  heliconTime: string;
+}
+
+/** One ACP tally of `info.acps`. */
+export interface FakeAcp {
+  supportWeight: bigint;
+  supporters: string[];
+  objectWeight: bigint;
+  objectors: string[];
+  abstainWeight: bigint;
+}
+
+/** The deprecated `info.getTxFee` reply, nAVAX. */
+export interface FakeTxFees {
+  txFee: bigint;
+  createAssetTxFee: bigint;
+  createSubnetTxFee: bigint;
+  transformSubnetTxFee: bigint;
+  createBlockchainTxFee: bigint;
+  addPrimaryNetworkValidatorFee: bigint;
+  addPrimaryNetworkDelegatorFee: bigint;
+  addSubnetValidatorFee: bigint;
+  addSubnetDelegatorFee: bigint;
+}
+
+/** Last accepted heights: P, X, C and optionally L1 chains keyed by blockchain ID (for `/ext/bc/<id>/rpc`). */
+export interface FakeHeights {
+  P: bigint;
+  X: bigint;
+  C: bigint;
+  [chainId: string]: bigint;
+}
+
+/** The P-Chain L1 validator fee state (`platform.getValidatorFeeState`). */
+export interface FakeValidatorFeeState {
+  excess: number;
+  /** nAVAX per second per active L1 validator. */
+  price: number;
+  /** P-Chain time; serialised as whole-second RFC3339. */
+  timestamp: Date;
+}
+
+/**
+ * Everything the fake node answers from. Mutate freely between (or during) requests: every
+ * request reads it fresh.
+ */
+export interface FakeNodeState {
+  nodeId: string;
+  /** `info.getNodeID` `nodePOP`; null for a node without a BLS signer. */
+  nodePop: FakeBlsSigner | null;
+  networkId: number;
+  /** Overrides the name derived from {@link FakeNodeState.networkId} (mainnet, fuji, local, `network-<id>`). */
+  networkName?: string;
+  version: string;
+  databaseVersion: string;
+  gitCommit: string;
+  rpcProtocolVersion: number;
+  vmVersions: Record<string, string>;
+  /** VM ID → aliases (`info.getVMs`). */
+  vms: Record<string, string[]>;
+  /** Fx ID → name (`info.getVMs`). */
+  fxs: Record<string, string>;
+  /** `ip:port`. */
+  nodeIp: string;
+  /** Blockchain IDs of the primary chains; P is the primary network ID on every network. */
+  chainIds: { P: string; X: string; C: string };
+  /** EVM chain IDs for `eth_chainId`, keyed by 'C' or an L1 blockchain ID. */
+  evmChainIds: Record<string, number>;
+  /** Chains known to the P-Chain (`platform.getBlockchains`, P excluded). */
+  blockchains: FakeBlockchain[];
+  /**
+   * Chains this node runs, keyed 'P', 'X', 'C' or an L1 blockchain ID. A chain set to false
+   * answers 503 on its `/ext/bc/…` routes; an L1 chain that is not a key here does not exist.
+   */
+  bootstrapped: Record<string, boolean>;
+  /** Health checks of `/ext/health` and `health.health`, by name. */
+  health: Record<string, FakeCheck>;
+  /** Subnet ID → names of the checks registered under that tag (chain checks). Untagged checks are application-wide. */
+  healthTags: Record<string, string[]>;
+  /** Readiness checks (`/ext/health/readiness`). */
+  readiness: Record<string, FakeCheck>;
+  /** Liveness checks (`/ext/health/liveness`); empty on a real node. */
+  liveness: Record<string, FakeCheck>;
+  peers: FakePeer[];
+  /** null = this node is not a validator (info.uptime errors). */
+  uptime: FakeUptime | null;
+  upgrades: FakeUpgrades;
+  /** ACP number (as a string key) → tally. Empty at v1.14.2. */
+  acps: Record<string, FakeAcp>;
+  txFees: FakeTxFees;
+  primaryValidators: FakeValidator[];
+  /** Subnet ID → subnet. The primary network is not listed here (see primaryValidators). */
+  subnets: Record<string, FakeSubnet>;
+  /** Blockchain ID → Subnet-EVM validators API entries. A chain listed here serves `/ext/bc/<id>/validators`. */
+  l1Uptimes: Record<string, FakeL1Uptime[]>;
+  heights: FakeHeights;
+  validatorFeeState: FakeValidatorFeeState;
+  /** Primary network `platform.getCurrentSupply`, nAVAX. */
+  currentSupply: bigint;
+}
+
+/** One HTTP request the fake received. */
+export interface FakeCall {
+  /** URL path without the query string. */
+  path: string;
+  /** Raw query string including the `?`, or `''`. */
+  query: string;
+  httpMethod: string;
+  /** JSON-RPC method as sent (first one of a batch), when the body parsed as JSON-RPC. */
+  rpcMethod?: string;
+  /** JSON-RPC params as sent. */
+  params?: unknown;
+  /** `Date.now()` when the request was fully received. */
+  at: number;
+}
+
+/** A failure to inject with {@link FakeNode.setFault}. */
+export type Fault =
+  /** Answer with this HTTP status and body (default text `<status> <reason>`), like a proxy would (no node-id header). */
+  | { kind: 'status'; status: number; body?: string; contentType?: string }
+  /** Never answer (until the client gives up or the node stops). */
+  | { kind: 'hang' }
+  /** Send the headers and part of the normal body, then destroy the socket. */
+  | { kind: 'reset' }
+  /** Answer with this raw body (default status 200, JSON content type). */
+  | { kind: 'body'; body: string; status?: number }
+  /** Answer with a JSON-RPC error in the endpoint's dialect (gorilla or geth). */
+  | { kind: 'rpc-error'; code: number; message: string }
+  /** Answer normally after a delay. */
+  | { kind: 'delay'; ms: number }
+  /** Answer normally but send the body slowly. */
+  | { kind: 'trickle'; bytesPerSecond: number };
+
+/** Options of {@link FakeNode.start}. */
+export interface FakeNodeOptions {
+  /** Interface to bind; default 127.0.0.1. */
+  host?: string;
+  /** Port to bind; default 0 (any free port). */
+  port?: number;
+  /** Overrides merged (shallowly) over {@link defaultFakeState}. */
+  state?: Partial<FakeNodeState>;
+  /**
+   * Keep at most about this many entries in {@link FakeNode.calls} (oldest dropped), so a
+   * long-running demo does not grow without bound. Default 100 000.
+   */
+  maxCalls?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire helpers
+// ---------------------------------------------------------------------------------------------
+
+/** A fully computed HTTP answer; faults decide how (or whether) it is delivered. */
+interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Which JSON-RPC dialect an endpoint speaks: needed to shape `rpc-error` faults. */
+type Dialect = 'gorilla' | 'geth' | 'none';
+
+type GorillaService = 'info' | 'health' | 'platform' | 'avm' | 'validators';
+
+type Endpoint =
+  | { kind: 'health-get'; report: 'health' | 'readiness' | 'liveness' }
+  | { kind: 'gorilla'; service: GorillaService; chain?: string }
+  | { kind: 'geth'; chain: string }
+  | { kind: 'not-found' };
+
+const JSON_CT = 'application/json; charset=utf-8';
+const TEXT_CT = 'text/plain; charset=utf-8';
+const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping\n';
+const INVALID_ARGS =
+  "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/** A JSON-RPC error raised by a handler (always -32000 unless said otherwise). */
+class RpcError extends Error {
+  constructor(
+    message: string,
+    readonly code = -32000,
+  ) {
+    super(message);
+  }
+}
+
+/** Parameter decoding failed; AvalancheGo hides the cause behind a fixed message. */
+class InvalidArgs extends Error {}
+
+/** uint64/uint32 fields are decimal strings on the wire (`json.Uint64`). */
+function dec(v: bigint | number): string {
+  return typeof v === 'bigint' ? v.toString() : BigInt(Math.trunc(v)).toString();
+}
+
+/** `json.Float32` with 4 decimals, as the P-Chain emits uptime and delegationFee. */
+function pct32(v: number): string {
+  return Math.fround(v).toFixed(4);
+}
+
+/** `json.Float64` with 4 decimals (info.uptime). */
+function pct64(v: number): string {
+  return v.toFixed(4);
+}
+
+/** Whole-second RFC3339 in UTC, as Go's `time.Unix(...)` prints on a UTC host. */
+function rfc3339Seconds(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Go's RFC3339Nano: fractional seconds with trailing zeros trimmed. */
+export function rfc3339Nano(d: Date = new Date()): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, (_m, frac: string) => {
+    const trimmed = frac.replace(/0+$/, '');
+    return trimmed === '' ? 'Z' : `.${trimmed}Z`;
+  });
+}
+
+/** Go's encoding/json sorts map keys by their bytes; health messages are maps. */
+function sortKeysDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeysDeep);
+  if (v !== null && typeof v === 'object' && !(v instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort(compareBytes)) out[k] = sortKeysDeep((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return v;
+}
+
+function compareBytes(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** AvalancheGo `set.Set` marshals elements and sorts them by their JSON bytes. */
+function jsonSortedSet<T>(items: readonly T[]): T[] {
+  return [...new Set(items)]
+    .map((v) => ({ v, k: JSON.stringify(v) }))
+    .sort((a, b) => compareBytes(a.k, b.k))
+    .map((e) => e.v);
+}
+
+function owner(o: FakeOwner): Record<string, unknown> {
+  return { locktime: dec(o.locktime), threshold: dec(o.threshold), addresses: [...o.addresses] };
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Known network names (`constants.NetworkIDToNetworkName`). */
+function networkNameFor(id: number): string {
+  const names: Record<number, string> = {
+    1: 'mainnet',
+    2: 'cascade',
+    3: 'denali',
+    4: 'everest',
+    5: 'fuji',
+    10: 'testing',
+    12345: 'local',
+  };
+  return names[id] ?? `network-${id}`;
+}
+
+/** Go's `unicode.IsUpper`, close enough for method names. */
+function isUpper(ch: string): boolean {
+  return ch !== ch.toLowerCase() && ch === ch.toUpperCase();
+}
+
+/**
+ * An approximation of Go's json decoder error text for a body that is not valid JSON: exact for
+ * the common cases (empty body, truncated body), generic for syntax errors.
+ */
+function goJsonErrorText(text: string, err: unknown): string {
+  if (text.trim() === '') return 'EOF';
+  const msg = err instanceof Error ? err.message : '';
+  if (/end of JSON input|Unterminated/i.test(msg)) return 'unexpected EOF';
+  const m = /position (\d+)/.exec(msg);
+  const ch = m ? text[Number(m[1])] : undefined;
+  return ch === undefined ? 'unexpected EOF' : `invalid character '${ch}' looking for beginning of value`;
+}
+
+/** The JSON type word Go uses in unmarshal errors. */
+function goTypeName(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v; // string, number, object
+}
+
+function errorBody(status: number): string {
+  return `${status} ${http.STATUS_CODES[status] ?? 'Error'}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument decoding (Go encoding/json semantics, simplified)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * gorilla json2 decodes params into the args struct, falling back to a one-element array
+ * `[ {...} ]`; absent or null params leave the args zero. Anything else is an error.
+ */
+function argsObject(params: unknown): Record<string, unknown> {
+  if (params === undefined || params === null) return {};
+  if (Array.isArray(params)) {
+    // Go unmarshals into [1]interface{}: extra elements are dropped, an empty array is fine.
+    const first: unknown = params[0];
+    if (first === undefined || first === null) return {};
+    if (isPlainObject(first)) return first;
+    throw new InvalidArgs();
+  }
+  if (isPlainObject(params)) return params;
+  throw new InvalidArgs();
+}
+
+/** encoding/json matches field names case-insensitively, preferring an exact match. */
+function field(args: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(args, name)) return args[name];
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(args)) if (k.toLowerCase() === lower) return args[k];
+  return undefined;
+}
+
+function optString(args: Record<string, unknown>, name: string): string | undefined {
+  const v = field(args, name);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new InvalidArgs();
+  return v;
+}
+
+function optStringArray(args: Record<string, unknown>, name: string): string[] {
+  const v = field(args, name);
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((e) => typeof e === 'string')) throw new InvalidArgs();
+  return v as string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A fake AvalancheGo node listening on a real TCP port.
+ *
+ * @example
+ * const node = await FakeNode.start();
+ * node.state.heights.P = 42n;
+ * node.setFault('info.peers', { kind: 'status', status: 502 });
+ * await node.stop();
+ */
+export class FakeNode {
+  /** Base URL, e.g. `http://127.0.0.1:43123`. */
+  readonly url: string;
+  /** The bound port (stable across {@link FakeNode.restart}). */
+  readonly port: number;
+  /** The mutable world the node answers from. */
+  state: FakeNodeState;
+  /** Every request received, oldest first (bounded by `maxCalls`). */
+  readonly calls: FakeCall[] = [];
+
+  private server: http.Server;
+  private readonly host: string;
+  private readonly maxCalls: number;
+  private readonly faults = new Map<string, Fault>();
+  private readonly sockets = new Set<Socket>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private listening = false;
+
+  private constructor(server: http.Server, host: string, port: number, state: FakeNodeState, maxCalls: number) {
+    this.server = server;
+    this.host = host;
+    this.port = port;
+    this.state = state;
+    this.maxCalls = maxCalls;
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    this.url = `http://${urlHost}:${port}`;
+  }
+
+  /** Starts a fake node (default: the fixture world on 127.0.0.1, any free port). */
+  static async start(opts: FakeNodeOptions = {}): Promise<FakeNode> {
+    const host = opts.host ?? '127.0.0.1';
+    const state: FakeNodeState = { ...defaultFakeState(), ...opts.state };
+    // Bind before constructing so that `port` and `url` are known (port 0 picks a free port).
+    const server = http.createServer();
+    await listen(server, host, opts.port ?? 0);
+    const port = (server.address() as AddressInfo).port;
+    const node = new FakeNode(server, host, port, state, opts.maxCalls ?? 100_000);
+    node.attach(server);
+    node.listening = true;
+    return node;
+  }
+
+  /**
+   * Injects a fault. `target` is, by priority: a JSON-RPC method as sent (`'info.peers'`,
+   * `'eth_blockNumber'`), `'<HTTP method> <path>'` (`'GET /ext/health'`, `'POST /ext/bc/P'`),
+   * a bare path (`'/ext/info'`), a GET health shorthand (`'health'`, `'readiness'`,
+   * `'liveness'`), or `'*'`. `undefined` removes the fault.
+   */
+  setFault(target: string, fault: Fault | undefined): void {
+    if (fault === undefined) this.faults.delete(target);
+    else this.faults.set(target, fault);
+  }
+
+  /** Removes every fault. */
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  /** Empties {@link FakeNode.calls}. */
+  clearCalls(): void {
+    this.calls.length = 0;
+  }
+
+  /**
+   * Makes a health check fail as the health worker would: sets `error`, increments
+   * `contiguousFailures`, keeps the first `timeOfFirstFailure`. Creates the check if absent.
+   */
+  failCheck(name: string, error: string): void {
+    failCheckIn(this.state, name, error);
+  }
+
+  /** Makes a health check pass again: drops `error`, `contiguousFailures` and `timeOfFirstFailure`. */
+  passCheck(name: string): void {
+    passCheckIn(this.state, name);
+  }
+
+  /** Closes the listener and destroys open sockets (including hung requests): connections are refused afterwards. */
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    if (!this.listening) return;
+    this.listening = false;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  /** Listens again on the same port after {@link FakeNode.stop}; no-op if already listening. */
+  async restart(): Promise<void> {
+    if (this.listening) return;
+    const server = http.createServer();
+    await listen(server, this.host, this.port);
+    this.server = server;
+    this.attach(server);
+    this.listening = true;
+  }
+
+  private attach(server: http.Server): void {
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.onRequest(req, res).catch((err: unknown) => {
+        // A bug in the fake must not take the test process down; answer 500 if still possible.
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(500, { 'Content-Type': TEXT_CT });
+          res.end(`fake node error: ${err instanceof Error ? err.message : String(err)}\n`);
+        }
+      });
+    });
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    const rawUrl = req.url ?? '/';
+    const qIdx = rawUrl.indexOf('?');
+    const path = qIdx === -1 ? rawUrl : rawUrl.slice(0, qIdx);
+    const query = qIdx === -1 ? '' : rawUrl.slice(qIdx);
+    const httpMethod = req.method ?? 'GET';
+
+    const call: FakeCall = { path, query, httpMethod, at: Date.now() };
+    const peek = peekRpc(body);
+    if (peek.method !== undefined) call.rpcMethod = peek.method;
+    if (peek.hasParams) call.params = peek.params;
+    this.record(call);
+
+    const endpoint = this.resolve(httpMethod, path);
+    const fault = this.findFault(call, endpoint);
+    const dialect: Dialect =
+      endpoint.kind === 'gorilla' ? 'gorilla' : endpoint.kind === 'geth' ? 'geth' : 'none';
+
+    if (fault?.kind === 'hang') return; // the socket stays open until the client or stop() closes it
+    if (fault?.kind === 'status') {
+      const b = fault.body ?? errorBody(fault.status);
+      return this.deliver(res, { status: fault.status, headers: { 'Content-Type': fault.contentType ?? TEXT_CT }, body: b });
+    }
+    if (fault?.kind === 'body') {
+      return this.deliver(res, {
+        status: fault.status ?? 200,
+        headers: { 'Content-Type': dialect === 'geth' ? 'application/json' : JSON_CT, 'node-id': this.state.nodeId },
+        body: fault.body,
+      });
+    }
+    if (fault?.kind === 'rpc-error') {
+      const id = peek.id === undefined ? null : peek.id;
+      const text =
+        dialect === 'geth'
+          ? JSON.stringify({ jsonrpc: '2.0', id, error: { code: fault.code, message: fault.message } })
+          : JSON.stringify({ jsonrpc: '2.0', error: { code: fault.code, message: fault.message, data: null }, id });
+      return this.deliver(res, {
+        status: 200,
+        headers: {
+          'Content-Type': dialect === 'geth' ? 'application/json' : JSON_CT,
+          'node-id': this.state.nodeId,
+        },
+        body: `${text}\n`,
+      });
+    }
+
+    const wire = this.answer(endpoint, httpMethod, req.headers['content-type'], query, body);
+    wire.headers['node-id'] = this.state.nodeId;
+
+    if (fault?.kind === 'delay') {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          this.timers.delete(t);
+          resolve();
+        }, fault.ms);
+        this.timers.add(t);
+      });
+      if (res.destroyed || !this.listening) return;
+    }
+    if (fault?.kind === 'reset') return this.deliverPartial(res, wire);
+    if (fault?.kind === 'trickle') return this.deliverSlowly(res, wire, fault.bytesPerSecond);
+    this.deliver(res, wire);
+  }
+
+  private record(call: FakeCall): void {
+    this.calls.push(call);
+    // Trim in batches so the cost per request stays O(1) amortised.
+    if (this.calls.length > this.maxCalls + Math.max(16, Math.floor(this.maxCalls / 4))) {
+      this.calls.splice(0, this.calls.length - this.maxCalls);
+    }
+  }
+
+  private findFault(call: FakeCall, endpoint: Endpoint): Fault | undefined {
+    if (this.faults.size === 0) return undefined;
+    const keys: string[] = [];
+    if (call.rpcMethod !== undefined) keys.push(call.rpcMethod);
+    keys.push(`${call.httpMethod} ${call.path}`, call.path);
+    if (endpoint.kind === 'health-get') keys.push(endpoint.report);
+    keys.push('*');
+    for (const k of keys) {
+      const f = this.faults.get(k);
+      if (f) return f;
+    }
+    return undefined;
+  }
+
+  private deliver(res: ServerResponse, wire: WireResponse): void {
+    if (res.destroyed) return;
+    const buf = Buffer.from(wire.body, 'utf8');
+    res.writeHead(wire.status, { ...wire.headers, 'Content-Length': String(buf.length) });
+    res.end(buf);
+  }
+
+  private deliverPartial(res: ServerResponse, wire: WireResponse): void {
+    if (res.destroyed) return;
+    // An empty body cannot be cut short; announce a body that never fully arrives instead.
+    const full = Buffer.from(wire.body === '' ? '{"jsonrpc":"2.0","result":{}}\n' : wire.body, 'utf8');
+    res.writeHead(wire.status, { ...wire.headers, 'Content-Length': String(full.length) });
+    res.write(full.subarray(0, Math.floor(full.length / 2)), () => res.socket?.destroy());
+  }
+
+  private deliverSlowly(res: ServerResponse, wire: WireResponse, bytesPerSecond: number): void {
+    if (res.destroyed) return;
+    const buf = Buffer.from(wire.body, 'utf8');
+    res.writeHead(wire.status, { ...wire.headers, 'Content-Length': String(buf.length) });
+    const bps = Math.max(bytesPerSecond, 0.001);
+    let intervalMs = 100;
+    let chunk = Math.floor(bps / 10);
+    if (chunk < 1) {
+      chunk = 1;
+      intervalMs = 1000 / bps;
+    }
+    let offset = 0;
+    const step = (): void => {
+      if (res.destroyed) return;
+      const next = buf.subarray(offset, offset + chunk);
+      offset += next.length;
+      if (offset >= buf.length) {
+        res.end(next);
+        return;
+      }
+      res.write(next);
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        step();
+      }, intervalMs);
+      this.timers.add(t);
+    };
+    step();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Routing
+  // -------------------------------------------------------------------------------------------
+
+  /** Maps an alias (P/platform, X/avm, C/evm), a primary chain ID or an L1 chain ID to its state key. */
+  private chainKey(alias: string): string | undefined {
+    const { P, X, C } = this.state.chainIds;
+    if (alias === 'P' || alias === 'platform' || alias === P) return 'P';
+    if (alias === 'X' || alias === 'avm' || alias === X) return 'X';
+    if (alias === 'C' || alias === 'evm' || alias === C) return 'C';
+    if (Object.hasOwn(this.state.bootstrapped, alias)) return alias;
+    return undefined;
+  }
+
+  private resolve(httpMethod: string, path: string): Endpoint {
+    switch (path) {
+      case '/ext/health':
+        // AvalancheGo serves GET with the health report and anything else with JSON-RPC.
+        return httpMethod === 'GET' ? { kind: 'health-get', report: 'health' } : { kind: 'gorilla', service: 'health' };
+      case '/ext/health/health':
+        return { kind: 'health-get', report: 'health' };
+      case '/ext/health/readiness':
+        return { kind: 'health-get', report: 'readiness' };
+      case '/ext/health/liveness':
+        return { kind: 'health-get', report: 'liveness' };
+      case '/ext/info':
+        return { kind: 'gorilla', service: 'info' };
+      case '/ext/P':
+        return { kind: 'gorilla', service: 'platform', chain: 'P' };
+      case '/ext/X':
+        return { kind: 'gorilla', service: 'avm', chain: 'X' };
+      default:
+        break;
+    }
+    const m = /^\/ext\/bc\/([^/]+)(\/[^/]*)?$/.exec(path);
+    if (!m) return { kind: 'not-found' };
+    const key = this.chainKey(m[1] ?? '');
+    const sub = m[2] ?? '';
+    if (key === undefined) return { kind: 'not-found' };
+    if (key === 'P' && sub === '') return { kind: 'gorilla', service: 'platform', chain: 'P' };
+    if (key === 'X' && sub === '') return { kind: 'gorilla', service: 'avm', chain: 'X' };
+    if (key === 'P' || key === 'X') return { kind: 'not-found' };
+    if (sub === '/rpc') return { kind: 'geth', chain: key };
+    if (key !== 'C' && sub === '/validators' && Object.hasOwn(this.state.l1Uptimes, key)) {
+      return { kind: 'gorilla', service: 'validators', chain: key };
+    }
+    return { kind: 'not-found' };
+  }
+
+  private answer(
+    endpoint: Endpoint,
+    httpMethod: string,
+    contentType: string | undefined,
+    query: string,
+    body: string,
+  ): WireResponse {
+    switch (endpoint.kind) {
+      case 'not-found':
+        return text(404, '404 page not found\n', true);
+      case 'health-get': {
+        const tags = new URLSearchParams(query).getAll('tag');
+        const reply = this.healthReply(endpoint.report, tags);
+        return {
+          status: reply.healthy ? 200 : 503,
+          headers: { 'Content-Type': 'application/json' },
+          body: `${JSON.stringify(reply)}\n`,
+        };
+      }
+      case 'gorilla':
+        if (endpoint.chain !== undefined && this.state.bootstrapped[endpoint.chain] === false) {
+          return text(503, NOT_BOOTSTRAPPED, true);
+        }
+        return this.gorilla(endpoint.service, endpoint.chain, httpMethod, contentType, body);
+      case 'geth':
+        if (this.state.bootstrapped[endpoint.chain] === false) return text(503, NOT_BOOTSTRAPPED, true);
+        return this.geth(endpoint.chain, httpMethod, contentType, body);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // gorilla/rpc v2 json2 emulation
+  // -------------------------------------------------------------------------------------------
+
+  private gorilla(
+    service: GorillaService,
+    chain: string | undefined,
+    httpMethod: string,
+    contentType: string | undefined,
+    body: string,
+  ): WireResponse {
+    if (httpMethod !== 'POST') return text(405, `rpc: POST method required, received ${httpMethod}`, false);
+    let ct = contentType ?? '';
+    const semi = ct.indexOf(';');
+    if (semi !== -1) ct = ct.slice(0, semi);
+    if (ct.toLowerCase() !== 'application/json') return text(415, `rpc: unrecognized Content-Type: ${ct}`, false);
+
+    // Decode the envelope like json2.newCodecRequest.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (err) {
+      return gorillaError(null, -32700, goJsonErrorText(body, err), zeroRequest(), false, true);
+    }
+    if (parsed === null) parsed = {}; // Go decodes `null` into the struct as a no-op
+    if (!isPlainObject(parsed)) {
+      const what = goTypeName(parsed);
+      return gorillaError(null, -32700, `json: cannot unmarshal ${what} into Go value of type json2.serverRequest`, zeroRequest(), false, true);
+    }
+    const env = parsed;
+    const version = env['jsonrpc'];
+    const method = env['method'];
+    for (const [key, v] of [['jsonrpc', version], ['method', method]] as const) {
+      if (v !== undefined && v !== null && typeof v !== 'string') {
+        const msg = `json: cannot unmarshal ${goTypeName(v)} into Go struct field serverRequest.${key} of type string`;
+        return gorillaError(null, -32700, msg, zeroRequest(), false, true);
+      }
+    }
+    const id = env['id'] === undefined ? null : env['id'];
+    const notification = id === null;
+    if (version !== '2.0') {
+      const data = { jsonrpc: version ?? '', method: method ?? '', params: env['params'] ?? null, id };
+      return gorillaError(id, -32600, 'jsonrpc must be 2.0', data, false, true);
+    }
+
+    // avalanchego's codec wrapper: reject upper-case method names, upper-case the first letter after the dot.
+    let name = (method as string | undefined) ?? '';
+    const dot = name.indexOf('.');
+    if (dot !== -1) {
+      const fn = name.slice(dot + 1);
+      const first = fn.charAt(0);
+      if (first !== '') {
+        if (isUpper(first)) return gorillaError(id, -32000, 'method must start with a non-uppercase letter', null, false, !notification);
+        name = `${name.slice(0, dot)}.${first.toUpperCase()}${fn.slice(1)}`;
+      }
+    }
+    // gorilla's service map lookup.
+    const parts = name.split('.');
+    if (parts.length !== 2) {
+      return gorillaError(id, -32000, `rpc: service/method request ill-formed: ${JSON.stringify(name)}`, null, false, !notification);
+    }
+    const [svc, fnName] = parts as [string, string];
+    if (svc !== service) return gorillaError(id, -32000, `rpc: can't find service ${JSON.stringify(name)}`, null, false, !notification);
+    const table = this.handlers(service, chain);
+    const handler = Object.hasOwn(table, fnName) ? table[fnName] : undefined;
+    if (!handler) return gorillaError(id, -32000, `rpc: can't find method ${JSON.stringify(name)}`, null, false, !notification);
+
+    let run: () => unknown;
+    try {
+      run = handler(argsObject(env['params']));
+    } catch (err) {
+      if (err instanceof InvalidArgs) return gorillaError(id, -32000, INVALID_ARGS, null, false, !notification);
+      throw err;
+    }
+    // The method ran: gorilla sets nosniff from here on, whatever the outcome.
+    let result: unknown;
+    try {
+      result = run();
+    } catch (err) {
+      if (err instanceof RpcError) return gorillaError(id, err.code, err.message, null, true, !notification);
+      throw err;
+    }
+    const headers: Record<string, string> = { 'X-Content-Type-Options': 'nosniff' };
+    if (notification) return { status: 200, headers, body: '' };
+    headers['Content-Type'] = JSON_CT;
+    return { status: 200, headers, body: `${JSON.stringify({ jsonrpc: '2.0', result, id })}\n` };
+  }
+
+  /** Method tables per gorilla service, keyed by Go method name. */
+  private handlers(service: GorillaService, chain: string | undefined): Record<string, Handler> {
+    switch (service) {
+      case 'info':
+        return this.infoHandlers();
+      case 'health':
+        return this.healthHandlers();
+      case 'platform':
+        return this.platformHandlers();
+      case 'avm':
+        return {
+          GetHeight: () => () => ({ height: dec(this.state.heights.X) }),
+        };
+      case 'validators':
+        return {
+          GetCurrentValidators: (args) => {
+            const nodeIds = this.nodeIdArgs(args, 'nodeIDs');
+            return () => ({ validators: this.l1UptimeList(chain ?? '', nodeIds) });
+          },
+        };
+    }
+  }
+
+  private l1UptimeList(chain: string, nodeIds: string[]): unknown[] {
+    const list = this.state.l1Uptimes[chain] ?? [];
+    let chosen = list;
+    if (nodeIds.length > 0) {
+      chosen = [];
+      for (const nodeId of new Set(nodeIds)) {
+        const v = list.find((e) => e.nodeId === nodeId);
+        if (!v) throw new RpcError(`couldn't find validator with node ID ${nodeId}`);
+        chosen.push(v);
+      }
+    }
+    return chosen.map((v) => ({
+      validationID: v.validationId,
+      nodeID: v.nodeId,
+      weight: v.weight,
+      startTimestamp: v.startTimestamp,
+      isActive: v.isActive,
+      isL1Validator: v.isL1Validator,
+      isConnected: v.isConnected,
+      uptimePercentage: v.uptimePercentage,
+      uptimeSeconds: v.uptimeSeconds,
+    }));
+  }
+
+  private nodeIdArgs(args: Record<string, unknown>, name: string): string[] {
+    const v = field(args, name);
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) throw new InvalidArgs();
+    const out: string[] = [];
+    for (const e of v) {
+      if (e === null) continue;
+      if (typeof e !== 'string' || !(isCb58NodeId(e) || this.knowsId(e))) throw new InvalidArgs();
+      out.push(e);
+    }
+    return out;
+  }
+
+  private idArg(args: Record<string, unknown>, name: string): string | undefined {
+    const v = optString(args, name);
+    if (v === undefined) return undefined;
+    if (!(isCb58Id(v) || this.knowsId(v))) throw new InvalidArgs();
+    return v;
+  }
+
+  /**
+   * IDs that are not valid CB58 are accepted when the state itself uses them, so tests may put
+   * hand-written IDs in the state and still query them. A real node would reject them.
+   */
+  private knowsId(id: string): boolean {
+    const s = this.state;
+    return (
+      s.nodeId === id ||
+      s.primaryValidators.some((v) => v.nodeId === id || v.txId === id) ||
+      s.peers.some((p) => p.nodeId === id) ||
+      Object.hasOwn(s.subnets, id) ||
+      Object.values(s.subnets).some((sub) =>
+        sub.validators.some((v) => v.nodeId === id || ('validationId' in v ? v.validationId === id : v.txId === id)),
+      ) ||
+      Object.values(s.l1Uptimes).some((l) => l.some((v) => v.nodeId === id || v.validationId === id)) ||
+      s.blockchains.some((b) => b.id === id || b.subnetId === id)
+    );
+  }
+
+  private infoHandlers(): Record<string, Handler> {
+    const s = (): FakeNodeState => this.state;
+    return {
+      GetNodeID: () => () => ({
+        nodeID: s().nodeId,
+        nodePOP: s().nodePop === null ? null : { publicKey: s().nodePop?.publicKey, proofOfPossession: s().nodePop?.proofOfPossession },
+      }),
+      GetNodeVersion: () => () => ({
+        version: s().version,
+        databaseVersion: s().databaseVersion,
+        rpcProtocolVersion: dec(s().rpcProtocolVersion),
+        gitCommit: s().gitCommit,
+        vmVersions: { ...s().vmVersions },
+      }),
+      GetNetworkID: () => () => ({ networkID: dec(s().networkId) }),
+      GetNetworkName: () => () => ({ networkName: s().networkName ?? networkNameFor(s().networkId) }),
+      GetNodeIP: () => () => ({ ip: s().nodeIp }),
+      GetBlockchainID: (args) => {
+        const alias = optString(args, 'alias') ?? '';
+        return () => {
+          const key = this.chainKey(alias);
+          const known = s().blockchains.find((b) => b.id === alias);
+          if (key === 'P' || key === 'X' || key === 'C') return { blockchainID: s().chainIds[key] };
+          if (key !== undefined) return { blockchainID: key };
+          if (known) return { blockchainID: known.id };
+          throw new RpcError(`there is no ID with alias: ${alias}`);
+        };
+      },
+      GetVMs: () => () => ({ vms: cloneJson(s().vms), fxs: { ...s().fxs } }),
+      IsBootstrapped: (args) => {
+        const chain = optString(args, 'chain');
+        return () => {
+          if (chain === undefined || chain === '') throw new RpcError("argument 'chain' not given");
+          const key = this.chainKey(chain);
+          if (key === undefined) throw new RpcError(`there is no chain with alias/ID '${chain}'`);
+          return { isBootstrapped: s().bootstrapped[key] ?? true };
+        };
+      },
+      Peers: (args) => {
+        const nodeIds = this.nodeIdArgs(args, 'nodeIDs');
+        return () => {
+          let peers = s().peers;
+          if (nodeIds.length > 0) {
+            const wanted = new Set(nodeIds);
+            peers = peers.filter((p) => wanted.has(p.nodeId));
+          }
+          return { numPeers: dec(peers.length), peers: peers.map(peerWire) };
+        };
+      },
+      Uptime: () => () => {
+        const u = s().uptime;
+        if (u === null) throw new RpcError("couldn't get node uptime: node is not a validator");
+        return {
+          rewardingStakePercentage: pct64(u.rewardingStakePercentage),
+          weightedAveragePercentage: pct64(u.weightedAveragePercentage),
+        };
+      },
+      Upgrades: () => () => ({ ...s().upgrades }),
+      Acps: () => () => {
+        const acps: Record<string, unknown> = {};
+        for (const k of Object.keys(s().acps).sort(compareBytes)) {
+          const a = s().acps[k];
+          if (!a) continue;
+          acps[k] = {
+            supportWeight: dec(a.supportWeight),
+            supporters: jsonSortedSet(a.supporters),
+            objectWeight: dec(a.objectWeight),
+            objectors: jsonSortedSet(a.objectors),
+            abstainWeight: dec(a.abstainWeight),
+          };
+        }
+        return { acps };
+      },
+      GetTxFee: () => () => {
+        const f = s().txFees;
+        return {
+          txFee: dec(f.txFee),
+          createAssetTxFee: dec(f.createAssetTxFee),
+          createSubnetTxFee: dec(f.createSubnetTxFee),
+          transformSubnetTxFee: dec(f.transformSubnetTxFee),
+          createBlockchainTxFee: dec(f.createBlockchainTxFee),
+          addPrimaryNetworkValidatorFee: dec(f.addPrimaryNetworkValidatorFee),
+          addPrimaryNetworkDelegatorFee: dec(f.addPrimaryNetworkDelegatorFee),
+          addSubnetValidatorFee: dec(f.addSubnetValidatorFee),
+          addSubnetDelegatorFee: dec(f.addSubnetDelegatorFee),
+        };
+      },
+    };
+  }
+
+  private healthHandlers(): Record<string, Handler> {
+    const report = (which: 'health' | 'readiness' | 'liveness'): Handler => (args) => {
+      const tags = optStringArray(args, 'tags');
+      return () => this.healthReply(which, tags);
+    };
+    return { Health: report('health'), Readiness: report('readiness'), Liveness: report('liveness') };
+  }
+
+  private platformHandlers(): Record<string, Handler> {
+    const s = (): FakeNodeState => this.state;
+    return {
+      GetHeight: () => () => ({ height: dec(s().heights.P) }),
+      GetProposedHeight: () => () => ({ height: dec(s().heights.P) }),
+      GetCurrentValidators: (args) => {
+        const subnetId = this.idArg(args, 'subnetID') ?? PRIMARY_NETWORK_ID;
+        const nodeIds = this.nodeIdArgs(args, 'nodeIDs');
+        return () => ({ validators: this.currentValidators(subnetId, nodeIds) });
+      },
+      GetCurrentSupply: (args) => {
+        const subnetId = this.idArg(args, 'subnetID') ?? PRIMARY_NETWORK_ID;
+        return () => {
+          let supply: bigint | undefined;
+          if (subnetId === PRIMARY_NETWORK_ID) supply = s().currentSupply;
+          else supply = s().subnets[subnetId]?.supply;
+          if (supply === undefined) throw new RpcError('fetching current supply failed: not found');
+          return { supply: dec(supply), height: dec(s().heights.P) };
+        };
+      },
+      GetValidatorFeeState: () => () => {
+        const f = s().validatorFeeState;
+        return { excess: f.excess, price: f.price, timestamp: rfc3339Seconds(f.timestamp) };
+      },
+      GetL1Validator: (args) => {
+        const validationId = this.idArg(args, 'validationID') ?? PRIMARY_NETWORK_ID;
+        return () => {
+          for (const [subnetId, sub] of Object.entries(s().subnets)) {
+            for (const v of sub.validators) {
+              if ('validationId' in v && v.validationId === validationId) {
+                return { ...l1ValidatorWire(v), subnetID: subnetId, height: dec(s().heights.P) };
+              }
+            }
+          }
+          throw new RpcError(`fetching L1 validator ${JSON.stringify(validationId)} failed: not found`);
+        };
+      },
+      GetBlockchains: () => () => {
+        // The P-Chain lists non-primary subnets' chains first, then the primary network's.
+        const all = s().blockchains;
+        const ordered = [...all.filter((b) => b.subnetId !== PRIMARY_NETWORK_ID), ...all.filter((b) => b.subnetId === PRIMARY_NETWORK_ID)];
+        return { blockchains: ordered.map((b) => ({ id: b.id, name: b.name, subnetID: b.subnetId, vmID: b.vmId })) };
+      },
+    };
+  }
+
+  private currentValidators(subnetId: string, nodeIds: string[]): unknown[] {
+    const wanted = new Set(nodeIds);
+    const include = (nodeId: string): boolean => wanted.size === 0 || wanted.has(nodeId);
+    if (subnetId === PRIMARY_NETWORK_ID) {
+      // Delegators (with their reward owner) are listed only when exactly one node ID is asked for.
+      const single = wanted.size === 1;
+      return this.state.primaryValidators.filter((v) => include(v.nodeId)).map((v) => validatorWire(v, single));
+    }
+    const sub = this.state.subnets[subnetId];
+    if (!sub) return [];
+    return sub.validators
+      .filter((v) => include(v.nodeId))
+      .map((v) =>
+        'validationId' in v
+          ? l1ValidatorWire(v)
+          : { txID: v.txId, startTime: dec(v.startTime), endTime: dec(v.endTime), weight: dec(v.weight), nodeID: v.nodeId },
+      );
+  }
+
+  /** Builds the `{checks, healthy}` reply; `tags` keep only those subnets' checks plus application-wide ones. */
+  private healthReply(which: 'health' | 'readiness' | 'liveness', tags: string[]): { checks: Record<string, unknown>; healthy: boolean } {
+    const s = this.state;
+    const source = which === 'health' ? s.health : which === 'readiness' ? s.readiness : s.liveness;
+    let names = Object.keys(source);
+    if (tags.length > 0) {
+      const tagged = new Set<string>();
+      for (const list of Object.values(s.healthTags)) for (const n of list) tagged.add(n);
+      const selected = new Set<string>();
+      for (const t of tags) for (const n of s.healthTags[t] ?? []) selected.add(n);
+      names = names.filter((n) => !tagged.has(n) || selected.has(n));
+    }
+    names.sort(compareBytes);
+    const checks: Record<string, unknown> = {};
+    let healthy = true;
+    for (const n of names) {
+      const c = source[n];
+      if (!c) continue;
+      if (c.error !== undefined) healthy = false;
+      checks[n] = checkWire(c);
+    }
+    return { checks, healthy };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // geth-style JSON-RPC (C-Chain and Subnet-EVM /rpc)
+  // -------------------------------------------------------------------------------------------
+
+  private geth(chain: string, httpMethod: string, contentType: string | undefined, body: string): WireResponse {
+    // geth answers bodiless GETs with 200 so load balancers can health-check the port.
+    if (httpMethod === 'GET' && body === '') return { status: 200, headers: {}, body: '' };
+    if (httpMethod === 'PUT' || httpMethod === 'DELETE') return text(405, 'method not allowed\n', true);
+    const mt = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!['application/json', 'application/json-rpc', 'application/jsonrequest'].includes(mt)) {
+      return text(415, 'invalid content type, only application/json is supported\n', true);
+    }
+    const json = (v: unknown): WireResponse => ({
+      status: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: `${JSON.stringify(v)}\n`,
+    });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+    }
+    if (Array.isArray(parsed)) {
+      if (parsed.length === 0) return json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
+      const out = parsed.map((m) => this.gethOne(chain, m)).filter((r) => r !== undefined);
+      return out.length === 0 ? { status: 200, headers: {}, body: '' } : json(out);
+    }
+    const r = this.gethOne(chain, parsed);
+    return r === undefined ? { status: 200, headers: {}, body: '' } : json(r);
+  }
+
+  private gethOne(chain: string, msg: unknown): unknown {
+    if (!isPlainObject(msg)) return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } };
+    const id = msg['id'] ?? null;
+    const method = msg['method'];
+    const hasId = msg['id'] !== undefined && msg['id'] !== null;
+    if (typeof method !== 'string' || method === '') {
+      return hasId ? { jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } } : undefined;
+    }
+    const params = msg['params'];
+    const fail = (code: number, message: string): unknown => (hasId ? { jsonrpc: '2.0', id, error: { code, message } } : undefined);
+    const noArgs = (): string | undefined => {
+      if (params === undefined || params === null) return undefined;
+      if (!Array.isArray(params)) return 'non-array args';
+      if (params.length > 0) return 'too many arguments, want at most 0';
+      return undefined;
+    };
+    let result: unknown;
+    switch (method) {
+      case 'eth_blockNumber': {
+        const bad = noArgs();
+        if (bad) return fail(-32602, bad);
+        const h = this.state.heights[chain] ?? 0n;
+        result = `0x${h.toString(16)}`;
+        break;
+      }
+      case 'eth_chainId': {
+        const bad = noArgs();
+        if (bad) return fail(-32602, bad);
+        result = `0x${(this.state.evmChainIds[chain] ?? 0).toString(16)}`;
+        break;
+      }
+      case 'net_version':
+        result = String(this.state.evmChainIds[chain] ?? 0);
+        break;
+      case 'eth_syncing':
+        result = false;
+        break;
+      default:
+        return fail(-32601, `the method ${method} does not exist/is not available`);
+    }
+    return hasId ? { jsonrpc: '2.0', id, result } : undefined;
+  }
+}
+/**
+ * A gorilla method: decodes its arguments (throwing {@link InvalidArgs}) and returns the call
+ * itself, because argument failures and method failures differ on the wire (nosniff header).
+ */
+type Handler = (args: Record<string, unknown>) => () => unknown;
+
+function text(status: number, body: string, nosniff: boolean): WireResponse {
+  const headers: Record<string, string> = { 'Content-Type': TEXT_CT };
+  if (nosniff) headers['X-Content-Type-Options'] = 'nosniff';
+  return { status, headers, body };
+}
+
+function zeroRequest(): Record<string, unknown> {
+  return { jsonrpc: '', method: '', params: null, id: null };
+}
+
+/**
+ * A gorilla json2 error. Notifications get an empty body, except parse and version errors, which
+ * are answered because the server cannot tell whether an answer was wanted.
+ */
+function gorillaError(id: unknown, code: number, message: string, data: unknown, nosniff: boolean, respond: boolean): WireResponse {
+  const headers: Record<string, string> = {};
+  if (nosniff) headers['X-Content-Type-Options'] = 'nosniff';
+  if (!respond) return { status: 200, headers, body: '' };
+  headers['Content-Type'] = JSON_CT;
+  return { status: 200, headers, body: `${JSON.stringify({ jsonrpc: '2.0', error: { code, message, data }, id })}\n` };
+}
+
+function checkWire(c: FakeCheck): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (c.message !== undefined) out['message'] = sortKeysDeep(c.message);
+  if (c.error !== undefined) out['error'] = c.error;
+  out['timestamp'] = c.timestamp;
+  out['duration'] = c.duration;
+  if (c.contiguousFailures !== undefined && c.contiguousFailures !== 0) out['contiguousFailures'] = c.contiguousFailures;
+  if (c.timeOfFirstFailure !== undefined) out['timeOfFirstFailure'] = c.timeOfFirstFailure;
+  return out;
+}
+
+function peerWire(p: FakePeer): Record<string, unknown> {
+  return {
+    ip: p.ip,
+    publicIP: p.publicIp,
+    nodeID: p.nodeId,
+    version: p.version,
+    upgradeTime: p.upgradeTime,
+    lastSent: rfc3339Seconds(p.lastSent),
+    lastReceived: rfc3339Seconds(p.lastReceived),
+    observedUptime: dec(p.observedUptime),
+    trackedSubnets: jsonSortedSet(p.trackedSubnets),
+    supportedACPs: jsonSortedSet(p.supportedAcps ?? []),
+    objectedACPs: jsonSortedSet(p.objectedAcps ?? []),
+    benched: [...p.benched],
+  };
+}
+
+function validatorWire(v: FakeValidator, single: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    txID: v.txId,
+    startTime: dec(v.startTime),
+    endTime: dec(v.endTime),
+    weight: dec(v.weight),
+    nodeID: v.nodeId,
+  };
+  if (v.validationRewardOwner) out['validationRewardOwner'] = owner(v.validationRewardOwner);
+  if (v.delegationRewardOwner) out['delegationRewardOwner'] = owner(v.delegationRewardOwner);
+  out['potentialReward'] = dec(v.potentialReward);
+  out['accruedDelegateeReward'] = dec(v.accruedDelegateeReward);
+  out['delegationFee'] = pct32(v.delegationFee);
+  out['uptime'] = pct32(v.uptime);
+  out['connected'] = v.connected;
+  if (v.signer) out['signer'] = { publicKey: v.signer.publicKey, proofOfPossession: v.signer.proofOfPossession };
+  if (v.autoRenew) {
+    out['validatorAuthority'] = owner(v.autoRenew.validatorAuthority);
+    out['nextPeriod'] = dec(v.autoRenew.nextPeriod);
+    out['autoCompoundRewardShares'] = dec(v.autoRenew.autoCompoundRewardShares);
+  }
+  let weight = 0n;
+  for (const d of v.delegators) weight += d.weight;
+  out['delegatorCount'] = dec(v.delegators.length);
+  out['delegatorWeight'] = dec(weight);
+  if (single) {
+    out['delegators'] = v.delegators.map((d) => {
+      const o: Record<string, unknown> = {
+        txID: d.txId,
+        startTime: dec(d.startTime),
+        endTime: dec(d.endTime),
+        weight: dec(d.weight),
+        nodeID: v.nodeId,
+      };
+      if (d.rewardOwner) o['rewardOwner'] = owner(d.rewardOwner);
+      o['potentialReward'] = dec(d.potentialReward);
+      return o;
+    });
+  }
+  return out;
+}
+
+function l1ValidatorWire(v: FakeL1Validator): Record<string, unknown> {
+  return {
+    nodeID: v.nodeId,
+    weight: dec(v.weight),
+    startTime: dec(v.startTime),
+    validationID: v.validationId,
+    publicKey: v.publicKey,
+    remainingBalanceOwner: owner(v.remainingBalanceOwner),
+    deactivationOwner: owner(v.deactivationOwner),
+    minNonce: dec(v.minNonce),
+    balance: dec(v.balance),
+  };
+}
+
+function cloneJson<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+/** Best-effort look at a body for call recording and fault targeting. */
+function peekRpc(body: string): { method?: string; params?: unknown; hasParams: boolean; id?: unknown } {
+  if (body === '') return { hasParams: false };
+  let v: unknown;
+  try {
+    v = JSON.parse(body);
+  } catch {
+    return { hasParams: false };
+  }
+  const msg = Array.isArray(v) ? v[0] : v;
+  if (!isPlainObject(msg)) return { hasParams: false };
+  const out: { method?: string; params?: unknown; hasParams: boolean; id?: unknown } = { hasParams: false };
+  if (typeof msg['method'] === 'string') out.method = msg['method'];
+  if (msg['params'] !== undefined) {
+    out.params = msg['params'];
+    out.hasParams = true;
+  }
+  if (msg['id'] !== undefined) out.id = msg['id'];
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(err);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** Shared by {@link FakeNode.failCheck} and the demo simulation. */
+export function failCheckIn(state: FakeNodeState, name: string, error: string): void {
+  const now = rfc3339Nano();
+  const check = state.health[name] ?? { timestamp: now, duration: 0 };
+  check.error = error;
+  check.contiguousFailures = (check.contiguousFailures ?? 0) + 1;
+  check.timeOfFirstFailure ??= now;
+  check.timestamp = now;
+  state.health[name] = check;
+}
+
+/** Shared by {@link FakeNode.passCheck} and the demo simulation. */
+export function passCheckIn(state: FakeNodeState, name: string): void {
+  const check = state.health[name];
+  if (!check) return;
+  delete check.error;
+  delete check.contiguousFailures;
+  delete check.timeOfFirstFailure;
+  check.timestamp = rfc3339Nano();
+}
