@@ -87,7 +87,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   let demo: Awaited<ReturnType<typeof startDemoNode>> | undefined;
   if (config.demo) {
     demo = await startDemoNode();
-    nodes.push({ name: 'demo', url: demo.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds: [] } });
+    // Watch the simulated L1 too, so the demo shows L1 validators and their fee balance.
+    const subnetIds = Object.keys(demo.node.state.subnets).filter((id) => demo?.node.state.subnets[id]?.l1);
+    nodes.push({ name: 'demo', url: demo.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds } });
     logger.info({ url: demo.url }, 'demo node started');
   }
 
@@ -96,14 +98,20 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   let dirty = false;
   let renders = 0;
   const renderWaiters: { afterRender: number; resolve: () => void }[] = [];
-  const isReady = () => pollers.every((p) => p.completedRounds > 0);
+  const roundsDone = () => pollers.every((p) => p.completedRounds > 0);
+  // Ready only once the served exposition contains every node's first round,
+  // so a scraper told "ready" never gets the empty start-up exposition.
+  let servedReady = false;
+  const isReady = () => servedReady;
 
   const renderNow = async () => {
     const nowMs = Date.now();
+    const ready = roundsDone();
     store.expire(nowMs, config.poll.maxAgeMs);
     exposition = await renderer.render(
-      assembleSamples({ states: store.all(), sources: sourceByName, nowMs, maxAgeMs: config.poll.maxAgeMs, build: BUILD, ready: isReady() }),
+      assembleSamples({ states: store.all(), sources: sourceByName, nowMs, maxAgeMs: config.poll.maxAgeMs, build: BUILD, ready }),
     );
+    servedReady = ready;
     if (renderer.rejected > 0) logger.error({ rejected: renderer.rejected }, 'samples did not match their metric definitions');
     renders++;
     for (const w of renderWaiters.splice(0)) {
@@ -132,7 +140,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const roundWaiters: { target: number; resolve: () => void }[] = [];
   const onRound = (_node: string, transitions: StateTransition[]) => {
     for (const t of transitions) logTransition(logger, t);
-    if (!wasReady && isReady()) {
+    if (!wasReady && roundsDone()) {
       wasReady = true;
       logger.info({ nodes: nodes.length }, 'first poll round complete, ready');
     }

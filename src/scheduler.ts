@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { NodeConfig } from './config/load.js';
 import { UpstreamError, toUpstreamError } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
@@ -98,6 +99,8 @@ export class NodePoller {
   async runRound(): Promise<void> {
     const round = this.#round++;
     const controller = new AbortController();
+    // Every call of the round listens on this one signal (a dozen or more per node).
+    setMaxListeners(0, controller.signal);
     this.#abort = controller;
     const deadline: Deadline = { signal: controller.signal, at: Date.now() + this.opts.timeoutMs };
     const timer = setTimeout(() => controller.abort(new Error('poll deadline exceeded')), this.opts.timeoutMs);

@@ -147,10 +147,8 @@ describe('end to end against a fake AvalancheGo node', () => {
     expect(logs.withMsg('source down')[0]).toMatchObject({ reason: 'connect' });
 
     await node.restart();
-    await eventually(async () => valueOf(await scrape(daemon), 'avax_source_up', { node: 'fake', source: 'peers' }) === 1, 5_000);
-    await daemon.waitForRounds(1);
-    const back = await scrape(daemon);
-    expect(valueOf(back, 'avax_chain_height', { node: 'fake', chain: 'P' })).toBe(Number(node.state.heights.P));
+    await eventually(async () => valueOf(await scrape(daemon), 'avax_chain_height', { node: 'fake', chain: 'P' }) === Number(node.state.heights.P), 8_000);
+    await eventually(async () => valueOf(await scrape(daemon), 'avax_source_up', { node: 'fake', source: 'peers' }) === 1, 8_000);
     expect(logs.withMsg('source up').filter((l) => l['source'] === 'peers')).toHaveLength(1);
   });
 
