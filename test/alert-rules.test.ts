@@ -1,0 +1,237 @@
+/**
+ * Runs the real promtool over the Prometheus rules and their unit tests, and
+ * checks the conventions the runbook and the rule tests rely on.
+ *
+ * Needs promtool (Debian: `apt-get install prometheus`, /usr/bin/promtool);
+ * set PROMTOOL to use another binary.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const RULES_FILE = join(ROOT, 'alerts', 'avax-exporter.rules.yml');
+const TESTS_DIR = join(ROOT, 'alerts', 'tests');
+const RUNBOOK_FILE = join(ROOT, 'docs', 'runbook.md');
+const RUNBOOK_URL = 'https://github.com/avax-exporter/avax-exporter/blob/main/docs/runbook.md';
+const PROMTOOL = process.env['PROMTOOL'] ?? 'promtool';
+const PROMTOOL_TIMEOUT_MS = 120_000;
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[]): Promise<RunResult> {
+  return new Promise((done, fail) => {
+    execFile(cmd, args, { cwd: ROOT, timeout: PROMTOOL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') {
+        fail(new Error(`cannot run ${cmd} (${err.message}); install promtool (apt-get install prometheus) or set PROMTOOL`));
+        return;
+      }
+      done({ code: err ? Number(err.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+// ------------------------------------------------------------- rule model
+
+interface Rule {
+  record?: string;
+  alert?: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+interface RuleGroup {
+  name: string;
+  rules: Rule[];
+}
+interface AlertCase {
+  eval_time: string;
+  alertname: string;
+  exp_alerts?: unknown[] | null;
+}
+interface TestFile {
+  rule_files: string[];
+  group_eval_order?: string[];
+  tests: { name?: string; alert_rule_test?: AlertCase[] }[];
+}
+
+const groups = (parseYaml(readFileSync(RULES_FILE, 'utf8')) as { groups: RuleGroup[] }).groups;
+const rules = groups.flatMap((g) => g.rules.map((r) => ({ ...r, group: g.name })));
+const alerts = rules.filter((r): r is Rule & { alert: string; group: string } => typeof r.alert === 'string');
+const alertNames = [...new Set(alerts.map((a) => a.alert))].sort();
+const testFileNames = readdirSync(TESTS_DIR).filter((f) => f.endsWith('.yml')).sort();
+const testFiles = testFileNames.map((f) => ({ file: f, doc: parseYaml(readFileSync(join(TESTS_DIR, f), 'utf8')) as TestFile }));
+
+describe('promtool', () => {
+  beforeAll(async () => {
+    const v = await run(PROMTOOL, ['--version']);
+    expect(v.code, `${PROMTOOL} --version failed: ${v.stderr}`).toBe(0);
+  });
+
+  it('check rules: the rules file is valid', { timeout: PROMTOOL_TIMEOUT_MS }, async () => {
+    const r = await run(PROMTOOL, ['check', 'rules', RULES_FILE]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`SUCCESS: ${rules.length} rules found`));
+  });
+
+  it('test rules: every rule unit test passes', { timeout: PROMTOOL_TIMEOUT_MS }, async () => {
+    expect(testFileNames.length).toBeGreaterThan(0);
+    const r = await run(PROMTOOL, ['test', 'rules', ...testFileNames.map((f) => join(TESTS_DIR, f))]);
+    const output = r.stdout + r.stderr;
+    expect(r.code, output).toBe(0);
+    expect(output).not.toMatch(/FAILED/);
+    expect(output.match(/SUCCESS/g)?.length, output).toBe(testFileNames.length);
+  });
+
+  describe('negative control', () => {
+    let dir = '';
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'avax-exporter-promtool-'));
+    });
+    afterAll(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('test rules fails on a wrong expectation', { timeout: PROMTOOL_TIMEOUT_MS }, async () => {
+      // A healthy node must not raise AvaxNodeUnhealthy: expecting it must fail.
+      const file = join(dir, 'wrong.test.yml');
+      writeFileSync(
+        file,
+        [
+          'rule_files:',
+          `  - ${JSON.stringify(RULES_FILE)}`,
+          'evaluation_interval: 1m',
+          'tests:',
+          '  - interval: 1m',
+          '    input_series:',
+          `      - series: 'avax_node_healthy{node="validator-1"}'`,
+          `        values: '1x20'`,
+          '    alert_rule_test:',
+          '      - eval_time: 10m',
+          '        alertname: AvaxNodeUnhealthy',
+          '        exp_alerts:',
+          '          - exp_labels: {severity: critical, node: validator-1}',
+          '',
+        ].join('\n'),
+      );
+      const r = await run(PROMTOOL, ['test', 'rules', file]);
+      expect(r.code).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/FAILED/);
+    });
+  });
+});
+
+describe('alert conventions', () => {
+  const runbook = readFileSync(RUNBOOK_FILE, 'utf8');
+  const runbookHeadings = new Set([...runbook.matchAll(/^##\s+(.+?)\s*$/gm)].map((m) => m[1]!.trim()));
+
+  it('defines the expected alerts', () => {
+    expect(alertNames).toEqual(
+      [
+        'AvaxChainHeightStalled',
+        'AvaxDataApiRateLimited',
+        'AvaxExporterAbsent',
+        'AvaxExporterDown',
+        'AvaxL1ValidatorBalanceLow',
+        'AvaxNetworkUpgradeSoon',
+        'AvaxNodeBehindDataApi',
+        'AvaxNodeHealthCheckFailing',
+        'AvaxNodeLowPeers',
+        'AvaxNodeNotBootstrapped',
+        'AvaxNodeUnhealthy',
+        'AvaxNodeVersionBehindPeers',
+        'AvaxSourceDataStale',
+        'AvaxSourceDown',
+        'AvaxValidationEndingSoon',
+        'AvaxValidatorMissingFromCurrentSet',
+        'AvaxValidatorNotConnected',
+        'AvaxValidatorUptimeLow',
+      ].sort(),
+    );
+  });
+
+  it.each(alerts.map((a) => [`${a.alert} (${a.labels?.['severity'] ?? '?'})`, a] as const))(
+    '%s has a severity, summary, description and a runbook anchor',
+    (_name, a) => {
+      expect(['critical', 'warning']).toContain(a.labels?.['severity']);
+      expect(a.annotations?.['summary']?.trim()).toBeTruthy();
+      expect(a.annotations?.['description']?.trim()).toBeTruthy();
+      expect(a.annotations?.['runbook_url']).toBe(`${RUNBOOK_URL}#${a.alert.toLowerCase()}`);
+      expect(runbookHeadings.has(a.alert), `docs/runbook.md has no "## ${a.alert}" section`).toBe(true);
+    },
+  );
+
+  it('alerts that share a name differ in severity', () => {
+    for (const name of alertNames) {
+      const sev = alerts.filter((a) => a.alert === name).map((a) => a.labels?.['severity']);
+      expect(new Set(sev).size, name).toBe(sev.length);
+    }
+  });
+
+  it('only the exporter-down alerts select on the job label', () => {
+    for (const r of rules) {
+      const usesJob = /\bjob\s*=~?/.test(r.expr);
+      const allowed = r.alert === 'AvaxExporterDown' || r.alert === 'AvaxExporterAbsent';
+      expect(usesJob, `${r.alert ?? r.record}: ${r.expr}`).toBe(allowed);
+      if (allowed) expect(r.expr).toContain('up{job=~"avax-exporter.*"}');
+    }
+  });
+
+  it('tunable thresholds come first, as plain vector(N) records', () => {
+    const [first] = groups;
+    expect(first?.name).toBe('avax-exporter.thresholds');
+    expect(first?.rules.length).toBeGreaterThan(0);
+    for (const r of first?.rules ?? []) {
+      expect(r.record).toMatch(/^avax:threshold:[a-z0-9_]+$/);
+      expect(r.expr.trim()).toMatch(/^vector\(\d+(\.\d+)?\)$/);
+    }
+    for (const g of groups.slice(1)) for (const r of g.rules) expect(r.record ?? '').not.toMatch(/^avax:threshold:/);
+  });
+
+  it('recording rules follow level:metric:operation naming', () => {
+    for (const r of rules) if (r.record) expect(r.record).toMatch(/^avax[a-z_]*:[a-z0-9_]+:[a-z0-9_]+$/);
+  });
+
+  it('every test file loads the rules and pins the group evaluation order', () => {
+    const groupNames = groups.map((g) => g.name);
+    for (const { file, doc } of testFiles) {
+      expect(doc.rule_files, file).toContain('../avax-exporter.rules.yml');
+      // Alerts read threshold and recording rules evaluated in earlier groups.
+      expect(doc.group_eval_order, file).toEqual(groupNames);
+    }
+  });
+
+  it.each(alertNames)('%s is unit-tested both firing and not firing', (name) => {
+    const cases = testFiles.flatMap(({ doc }) => doc.tests.flatMap((t) => t.alert_rule_test ?? [])).filter((c) => c.alertname === name);
+    const firing = cases.filter((c) => (c.exp_alerts ?? []).length > 0);
+    const silent = cases.filter((c) => (c.exp_alerts ?? []).length === 0);
+    expect(firing.length, `${name}: no test case where it fires`).toBeGreaterThan(0);
+    expect(silent.length, `${name}: no test case where it must not fire`).toBeGreaterThan(0);
+  });
+
+  it('every severity of a multi-severity alert is seen firing in a test', () => {
+    const firedSeverities = new Map<string, Set<string>>();
+    for (const { doc } of testFiles)
+      for (const t of doc.tests)
+        for (const c of t.alert_rule_test ?? [])
+          for (const e of (c.exp_alerts ?? []) as { exp_labels?: Record<string, string> }[]) {
+            const sev = e.exp_labels?.['severity'];
+            if (!sev) continue;
+            const set = firedSeverities.get(c.alertname) ?? new Set<string>();
+            set.add(sev);
+            firedSeverities.set(c.alertname, set);
+          }
+    for (const a of alerts) {
+      expect(firedSeverities.get(a.alert)?.has(a.labels?.['severity'] ?? ''), `${a.alert} ${a.labels?.['severity']}`).toBe(true);
+    }
+  });
+});
