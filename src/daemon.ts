@@ -8,7 +8,7 @@ import { HttpTransport } from './http/transport.js';
 import { StateStore, type StateTransition } from './state/store.js';
 import { NODE_SOURCES, IDENTITY_SOURCE } from './sources/index.js';
 import type { SourceDef } from './sources/source.js';
-import { NodePoller } from './scheduler.js';
+import { NodePoller, type PollerHandle } from './scheduler.js';
 import { assembleSamples } from './exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from './exposition/render.js';
 import { createExporterServer } from './server/server.js';
@@ -30,7 +30,8 @@ export interface Daemon {
   readonly url: string;
   readonly port: number;
   readonly store: StateStore;
-  readonly pollers: readonly NodePoller[];
+  /** Node pollers first, in config order, then any other poller. */
+  readonly pollers: readonly PollerHandle[];
   /** The exposition currently served. */
   exposition(): Exposition;
   /** True once every node has completed a poll round. */
@@ -153,7 +154,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     requestRender();
   };
 
-  const pollers = nodes.map(
+  const pollers: PollerHandle[] = nodes.map(
     (node) =>
       new NodePoller(node, {
         intervalMs: config.poll.intervalMs,

@@ -3,23 +3,28 @@ import type { NodeConfig } from './config/load.js';
 import { UpstreamError, toUpstreamError } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
 import type { HttpTransport } from './http/transport.js';
-import type { KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
+import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
 import { describeChanges } from './state/changes.js';
 import type { StateStore, StateTransition } from './state/store.js';
 
-/** What the scheduler needs to know about time and sources. */
-export interface SchedulerOptions {
+/** What a poller needs: its timing, its sources, and how to build a poll context. */
+export interface PollerOptions<C extends BaseContext> {
+  /** The poller's name: the `node` label of every series it produces. */
+  name: string;
   intervalMs: number;
   timeoutMs: number;
-  /** Fraction of the interval by which each wait is randomly shifted (spreads load across nodes). */
+  /** Fraction of the interval by which each wait is randomly shifted (spreads load across targets). */
   jitter?: number;
-  sources: readonly SourceDef<unknown>[];
-  /** Name of the source that runs first and identifies the node. */
-  identitySource: string;
-  transport: HttpTransport;
+  sources: readonly SourceDef<unknown, C>[];
+  /** Source that runs first; a `network_mismatch` from it fails the whole round. */
+  identitySource?: string;
+  /** Builds the context of one round. */
+  makeContext: (deadline: Deadline, round: number) => C;
+  /** Called with the identity source's value after each success. */
+  onIdentity?: (value: unknown) => void;
   store: StateStore;
-  /** Called after every completed round of a node. */
-  onRound: (node: string, transitions: StateTransition[]) => void;
+  /** Called after every completed round. */
+  onRound: (name: string, transitions: StateTransition[]) => void;
 }
 
 /** Splits user:password out of a node URL into a Basic Authorization header (undici does not send URL credentials). */
@@ -40,32 +45,34 @@ function classifyPollError(err: unknown, aborted: boolean): UpstreamError {
   return new UpstreamError('invalid_response', `could not process the response: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
+/** What the daemon needs of any poller. */
+export interface PollerHandle {
+  readonly name: string;
+  readonly completedRounds: number;
+  start(): void;
+  stop(): Promise<void>;
+}
+
 /**
- * Polls one node: rounds never overlap, each round has one deadline that every
- * call and retry shares, and the next round starts one interval (with jitter)
- * after the previous one started, or at once if it overran.
+ * Polls one target (a node, the Data API): rounds never overlap, each round
+ * has one deadline that every call and retry shares, and the next round starts
+ * one interval (with jitter) after the previous one started, or at once if it
+ * overran.
  */
-export class NodePoller {
-  readonly known: KnownNodeFacts = {};
+export class Poller<C extends BaseContext = PollContext> implements PollerHandle {
   #round = 0;
   #timer: NodeJS.Timeout | undefined;
   #inflight: Promise<void> | undefined;
   #abort: AbortController | undefined;
   #stopped = false;
-  readonly #rpc: JsonRpcClient;
-  readonly #baseUrl: string;
-  readonly #headers: Record<string, string>;
   /** Rounds completed so far. */
   completedRounds = 0;
 
-  constructor(
-    readonly node: NodeConfig,
-    private readonly opts: SchedulerOptions,
-  ) {
-    const { url, headers } = splitCredentials(node.url, node.headers);
-    this.#baseUrl = url;
-    this.#headers = headers;
-    this.#rpc = new JsonRpcClient(opts.transport, url, headers);
+  constructor(private readonly opts: PollerOptions<C>) {}
+
+  /** The poller's name (the `node` label). */
+  get name(): string {
+    return this.opts.name;
   }
 
   /** Starts polling now. */
@@ -105,15 +112,7 @@ export class NodePoller {
     const deadline: Deadline = { signal: controller.signal, at: Date.now() + this.opts.timeoutMs };
     const timer = setTimeout(() => controller.abort(new Error('poll deadline exceeded')), this.opts.timeoutMs);
     const transitions: StateTransition[] = [];
-    const ctx: PollContext = {
-      node: this.node,
-      rpc: this.#rpc,
-      get: (path) =>
-        this.opts.transport.send({ url: this.#baseUrl + path, method: 'GET', headers: { ...this.#headers, accept: 'application/json' }, signal: deadline.signal }),
-      deadline,
-      known: this.known,
-      round,
-    };
+    const ctx = this.opts.makeContext(deadline, round);
     try {
       const identity = this.opts.sources.find((s) => s.name === this.opts.identitySource);
       const rest = this.opts.sources.filter((s) => s !== identity);
@@ -127,7 +126,7 @@ export class NodePoller {
         // every other source as failed for the same reason, without asking.
         const now = Date.now();
         for (const s of rest) {
-          const t = this.opts.store.record(this.node.name, s.name, { ok: false, error: mismatch, startedMs: now, durationMs: 0 });
+          const t = this.opts.store.record(this.opts.name, s.name, { ok: false, error: mismatch, startedMs: now, durationMs: 0 });
           if (t) transitions.push(t);
         }
       } else {
@@ -136,36 +135,81 @@ export class NodePoller {
     } finally {
       clearTimeout(timer);
       this.completedRounds++;
-      if (!this.#stopped) this.opts.onRound(this.node.name, transitions);
+      if (!this.#stopped) this.opts.onRound(this.opts.name, transitions);
     }
   }
 
-  async #pollOne(source: SourceDef<unknown>, ctx: PollContext, transitions: StateTransition[]): Promise<UpstreamError | undefined> {
+  async #pollOne(source: SourceDef<unknown, C>, ctx: C, transitions: StateTransition[]): Promise<UpstreamError | undefined> {
     const startedMs = Date.now();
     const t0 = performance.now();
-    const state = this.opts.store.get(this.node.name, source.name);
+    const name = this.opts.name;
+    const state = this.opts.store.get(name, source.name);
     let transition: StateTransition | undefined;
     let failure: UpstreamError | undefined;
     try {
       const previous = state.value;
       const value = await source.poll(ctx, previous);
       for (const c of describeChanges(source.name, previous, value)) {
-        transitions.push({ node: this.node.name, source: source.name, kind: c.kind, detail: c.detail });
+        transitions.push({ node: name, source: source.name, kind: c.kind, detail: c.detail });
       }
-      transition = this.opts.store.record(this.node.name, source.name, { ok: true, value, startedMs, durationMs: performance.now() - t0 });
-      if (source.name === this.opts.identitySource) this.#learn(value);
+      transition = this.opts.store.record(name, source.name, { ok: true, value, startedMs, durationMs: performance.now() - t0 });
+      if (source.name === this.opts.identitySource) this.opts.onIdentity?.(value);
     } catch (err) {
       failure = classifyPollError(err, ctx.deadline.signal.aborted);
-      transition = this.opts.store.record(this.node.name, source.name, { ok: false, error: failure, startedMs, durationMs: performance.now() - t0 });
+      transition = this.opts.store.record(name, source.name, { ok: false, error: failure, startedMs, durationMs: performance.now() - t0 });
     }
     if (transition) transitions.push(transition);
     return failure;
   }
+}
 
-  #learn(value: unknown): void {
-    const v = value as { nodeId?: unknown; networkId?: unknown; networkName?: unknown };
-    if (typeof v.nodeId === 'string') this.known.nodeId = v.nodeId;
-    if (typeof v.networkId === 'number' && this.known.networkId === undefined) this.known.networkId = v.networkId;
-    if (typeof v.networkName === 'string') this.known.networkName = v.networkName;
+/** Shared pieces every node poller uses. */
+export interface NodePollerOptions {
+  intervalMs: number;
+  timeoutMs: number;
+  jitter?: number;
+  sources: readonly SourceDef<unknown>[];
+  identitySource: string;
+  transport: HttpTransport;
+  store: StateStore;
+  onRound: (name: string, transitions: StateTransition[]) => void;
+}
+
+/** A poller for one AvalancheGo node, with the facts it learned about the node. */
+export class NodePoller extends Poller<PollContext> {
+  readonly known: KnownNodeFacts;
+
+  constructor(
+    readonly node: NodeConfig,
+    opts: NodePollerOptions,
+  ) {
+    const known: KnownNodeFacts = {};
+    const { url, headers } = splitCredentials(node.url, node.headers);
+    const rpc = new JsonRpcClient(opts.transport, url, headers);
+    super({
+      name: node.name,
+      intervalMs: opts.intervalMs,
+      timeoutMs: opts.timeoutMs,
+      jitter: opts.jitter,
+      sources: opts.sources,
+      identitySource: opts.identitySource,
+      store: opts.store,
+      onRound: opts.onRound,
+      makeContext: (deadline, round) => ({
+        node,
+        rpc,
+        get: (path) => opts.transport.send({ url: url + path, method: 'GET', headers: { ...headers, accept: 'application/json' }, signal: deadline.signal }),
+        deadline,
+        known,
+        round,
+      }),
+      onIdentity: (value) => {
+        const v = value as { nodeId?: unknown; networkId?: unknown; networkName?: unknown };
+        if (typeof v.nodeId === 'string') known.nodeId = v.nodeId;
+        if (typeof v.networkId === 'number' && known.networkId === undefined) known.networkId = v.networkId;
+        if (typeof v.networkName === 'string') known.networkName = v.networkName;
+      },
+    });
+    this.known = known;
   }
 }

@@ -709,18 +709,15 @@ describe('fake data', () => {
     expect(new Set(peers.map((p) => p.version))).toContain('avalanchego/1.14.1');
   });
 
-  it('serves mainnet-scale sets (1,800 validators, 2,000 peers) quickly', async () => {
+  it('serves mainnet-scale sets (1,800 validators, 2,000 peers)', async () => {
     const validators = generateValidators(1800, { delegatorsPerValidator: 1 });
     const node = await FakeNode.start({ state: { primaryValidators: validators, peers: generatePeers(2000) } });
     try {
-      const started = performance.now();
       const vals = await rpcResult<{ validators: unknown[] }>(node, '/ext/bc/P', 'platform.getCurrentValidators', {});
       const peers = await rpcResult<{ numPeers: string; peers: unknown[] }>(node, '/ext/info', 'info.peers', { nodeIDs: [] });
-      const elapsed = performance.now() - started;
       expect(vals.validators).toHaveLength(1800);
       expect(peers.numPeers).toBe('2000');
       expect(peers.peers).toHaveLength(2000);
-      expect(elapsed).toBeLessThan(2000);
       const filtered = await rpcResult<{ validators: Array<Record<string, unknown>> }>(node, '/ext/bc/P', 'platform.getCurrentValidators', {
         nodeIDs: [validators[1234]?.nodeId],
       });

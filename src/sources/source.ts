@@ -14,15 +14,12 @@ export interface KnownNodeFacts {
 }
 
 /** Everything a source may use during one poll. I/O only goes through these. */
-export interface PollContext {
+export interface PollContext extends BaseContext {
   readonly node: NodeConfig;
   readonly rpc: JsonRpcClient;
   /** GET a path of the node (health endpoints); any status is returned. */
   readonly get: (path: string) => Promise<HttpResponse>;
-  readonly deadline: Deadline;
   readonly known: KnownNodeFacts;
-  /** 0 for the first round of this node, then increasing. */
-  readonly round: number;
 }
 
 /**
@@ -30,18 +27,25 @@ export interface PollContext {
  * returns a validated, typed value (or throws an UpstreamError); `collect` is
  * the pure collector that turns that value into samples.
  */
-export interface SourceDef<T> {
+export interface SourceDef<T, C = PollContext> {
   /** The `source` label value. */
   readonly name: string;
-  /** Polls the node. `previous` is the last successful value, for data refreshed less often. */
-  poll(ctx: PollContext, previous: T | undefined): Promise<T>;
-  /** Pure: value in, samples out; `node` is the node label. */
-  collect(value: T, node: string): Sample[];
+  /** Polls the target. `previous` is the last successful value, for data refreshed less often. */
+  poll(ctx: C, previous: T | undefined): Promise<T>;
+  /** Pure: value in, samples out; `target` is the poller's name (the `node` label of node sources). */
+  collect(value: T, target: string): Sample[];
 }
 
 /** Helper that keeps the value type of a source definition. */
-export function defineSource<T>(def: SourceDef<T>): SourceDef<T> {
+export function defineSource<T, C = PollContext>(def: SourceDef<T, C>): SourceDef<T, C> {
   return def;
+}
+
+/** The deadline part every poll context has. */
+export interface BaseContext {
+  readonly deadline: Deadline;
+  /** 0 for the first round of this poller, then increasing. */
+  readonly round: number;
 }
 
 /** Rounds between refreshes of data that rarely changes (version, upgrades, chain lists). */
