@@ -12,6 +12,7 @@ import { NodePoller, type PollerHandle } from './scheduler.js';
 import { assembleSamples } from './exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from './exposition/render.js';
 import { createExporterServer } from './server/server.js';
+import { ProcessMetrics } from './exposition/process-metrics.js';
 import { renderLanding } from './server/landing.js';
 import { startDemoNode } from './fake/demo-node.js';
 
@@ -36,6 +37,8 @@ export interface Daemon {
   exposition(): Exposition;
   /** True once every node has completed a poll round. */
   ready(): boolean;
+  /** Renders the current state again with a fresh renderer, as of the served exposition's time (for checking the cache). */
+  renderFresh(): Promise<Exposition>;
   /** Resolves after the next render that follows `rounds` more completed rounds of every node. */
   waitForRounds(rounds?: number): Promise<void>;
   /** Stops polling, finishes in-flight responses and closes the server. */
@@ -83,6 +86,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const store = new StateStore();
   const transport = new HttpTransport();
   const renderer = new ExpositionRenderer();
+  const processMetrics = new ProcessMetrics();
+  await processMetrics.refresh();
 
   const nodes: NodeConfig[] = [...config.nodes];
   let demo: Awaited<ReturnType<typeof startDemoNode>> | undefined;
@@ -105,13 +110,15 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   let servedReady = false;
   const isReady = () => servedReady;
 
+  let lastRender = { nowMs: 0, ready: false };
+  const samplesAt = (nowMs: number, ready: boolean) =>
+    assembleSamples({ states: store.all(), sources: sourceByName, nowMs, maxAgeMs: config.poll.maxAgeMs, build: BUILD, ready });
   const renderNow = async () => {
     const nowMs = Date.now();
     const ready = roundsDone();
     store.expire(nowMs, config.poll.maxAgeMs);
-    exposition = await renderer.render(
-      assembleSamples({ states: store.all(), sources: sourceByName, nowMs, maxAgeMs: config.poll.maxAgeMs, build: BUILD, ready }),
-    );
+    exposition = await renderer.render(samplesAt(nowMs, ready));
+    lastRender = { nowMs, ready };
     servedReady = ready;
     if (renderer.rejected > 0) logger.error({ rejected: renderer.rejected }, 'samples did not match their metric definitions');
     renders++;
@@ -172,6 +179,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const server: Server = createExporterServer({
     telemetryPath: config.web.telemetryPath,
     exposition: () => exposition,
+    processBlock: () => processMetrics.current(),
     ready: isReady,
     landing: () =>
       renderLanding({
@@ -204,6 +212,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     pollers,
     exposition: () => exposition,
     ready: isReady,
+    renderFresh: () => new ExpositionRenderer().render(samplesAt(lastRender.nowMs, lastRender.ready)),
     waitForRounds(rounds = 1) {
       const target = Math.min(...pollers.map((p) => p.completedRounds)) + rounds;
       return new Promise<void>((resolve) => roundWaiters.push({ target, resolve }));

@@ -248,3 +248,35 @@ describe('end to end against a fake AvalancheGo node', () => {
     expect(out.trim()).toBe('');
   });
 });
+
+describe('upstream calls', () => {
+  it('one call per method per node per round, shared by every consumer', async () => {
+    const node = await fakeNode();
+    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url, watch: { subnet_ids: [L1] } }] });
+    await waitUntilAllUp(daemon);
+    // waitForRounds resolves right after a round; the next one starts an interval later, so the log holds exactly one round.
+    await daemon.waitForRounds(1);
+    node.clearCalls();
+    await daemon.waitForRounds(1);
+    const counts = new Map<string, number>();
+    for (const c of node.calls) {
+      const key = c.rpcMethod ?? `${c.httpMethod} ${c.path}${c.query}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const perRound = (k: string) => counts.get(k) ?? 0;
+    expect(perRound('info.getNetworkID')).toBe(1);
+    expect(perRound('info.peers')).toBe(1);
+    expect(perRound('info.uptime')).toBe(1);
+    expect(perRound('platform.getHeight')).toBe(1);
+    expect(perRound('avm.getHeight')).toBe(1);
+    expect(perRound('eth_blockNumber')).toBe(1);
+    expect(perRound('GET /ext/health')).toBe(1);
+    expect(perRound('info.isBootstrapped')).toBe(4); // P, X, C and the L1 chain
+    expect(perRound('platform.getCurrentValidators')).toBe(2); // primary + the watched L1
+    // Identity that rarely changes is not asked every round.
+    expect(counts.get('info.getNodeVersion') ?? 0).toBe(0);
+    expect(counts.get('info.upgrades') ?? 0).toBe(0);
+    // Read-only: no admin method, nothing that changes state.
+    expect(node.calls.every((c) => !c.rpcMethod?.startsWith('admin.'))).toBe(true);
+  });
+});

@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Exposition } from '../exposition/render.js';
+import type { ProcessBlock } from '../exposition/process-metrics.js';
 
 /** What the HTTP server serves. */
 export interface ServerOptions {
   telemetryPath: string;
   /** The current exposition (rendered after each poll round). */
   exposition: () => Exposition;
+  /** Per-scrape process metrics appended after the exposition. */
+  processBlock?: () => ProcessBlock;
   ready: () => boolean;
   landing: () => string;
 }
@@ -35,8 +38,20 @@ export function createExporterServer(opts: ServerOptions): Server {
     }
     if (path === opts.telemetryPath) {
       const exp = opts.exposition();
-      if (acceptsGzip(req)) send(res, req, 200, exp.contentType, exp.gzip, { 'content-encoding': 'gzip', vary: 'Accept-Encoding' });
-      else send(res, req, 200, exp.contentType, exp.text, { vary: 'Accept-Encoding' });
+      const proc = opts.processBlock?.();
+      const gz = acceptsGzip(req);
+      const head = gz ? exp.gzip : exp.text;
+      const tail = proc ? (gz ? proc.gzip : proc.text) : undefined;
+      res.writeHead(200, {
+        'content-type': exp.contentType,
+        'content-length': String(head.length + (tail?.length ?? 0)),
+        vary: 'Accept-Encoding',
+        ...(gz ? { 'content-encoding': 'gzip' } : {}),
+      });
+      if (req.method === 'HEAD') return void res.end();
+      // Two ready buffers, no copy: the cached exposition and the process block.
+      if (tail && tail.length) res.write(head);
+      res.end(tail && tail.length ? tail : head);
       return;
     }
     if (path === '/-/healthy') return send(res, req, 200, 'text/plain; charset=utf-8', 'OK\n');

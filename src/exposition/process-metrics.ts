@@ -1,0 +1,54 @@
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+
+const gzipAsync = promisify(gzip);
+
+const LINT_FAILURES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/** A rendered block of process metrics. */
+export interface ProcessBlock {
+  text: Buffer;
+  gzip: Buffer;
+}
+
+/**
+ * The process_* and nodejs_* metrics from prom-client. They change all the
+ * time, so they are not part of the exposition rendered after each poll;
+ * instead a small block is rendered at most once per `maxAgeMs` and appended
+ * to every scrape. Its gzip form is a separate gzip member: a gzip stream may
+ * hold several members back to back, which every gzip reader accepts.
+ */
+export class ProcessMetrics {
+  readonly #registry = new Registry();
+  #block: ProcessBlock = { text: Buffer.alloc(0), gzip: Buffer.alloc(0) };
+  #renderedAt = 0;
+  #refreshing: Promise<void> | undefined;
+
+  constructor(private readonly maxAgeMs = 1_000) {
+    collectDefaultMetrics({ register: this.#registry });
+    // These prom-client gauges carry a `_total` suffix, which the naming rules
+    // (and promtool) reserve for counters; the un-suffixed gauges say the same.
+    for (const name of LINT_FAILURES) this.#registry.removeSingleMetric(name);
+  }
+
+  /** Renders the block now. */
+  async refresh(): Promise<ProcessBlock> {
+    const text = Buffer.from(await this.#registry.metrics(), 'utf8');
+    this.#block = { text, gzip: await gzipAsync(text) };
+    this.#renderedAt = Date.now();
+    return this.#block;
+  }
+
+  /** The current block; starts a background refresh when it is older than the max age. */
+  current(): ProcessBlock {
+    if (Date.now() - this.#renderedAt > this.maxAgeMs && !this.#refreshing) {
+      this.#refreshing = this.refresh()
+        .catch(() => undefined)
+        .then(() => {
+          this.#refreshing = undefined;
+        });
+    }
+    return this.#block;
+  }
+}

@@ -1,0 +1,146 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { METRICS, type MetricName, type Sample } from '../src/exposition/metric-defs.js';
+import { ExpositionRenderer, MAX_LABEL_LENGTH, sanitizeLabelValue } from '../src/exposition/render.js';
+import { FakeNode } from '../src/fake/fake-node.js';
+import { generatePeers, generateValidators } from '../src/fake/fake-data.js';
+import { parseExposition, scrapeGzipRaw, startTestDaemon, waitUntilAllUp, valueOf, scrape } from './helpers/daemon.js';
+
+function promtoolCheck(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'avax-exporter-')), 'metrics.txt');
+  writeFileSync(file, text);
+  return execFileSync('sh', ['-c', `promtool check metrics < "${file}" 2>&1 || true`], { encoding: 'utf8' }).trim();
+}
+
+/** The same samples through a plain prom-client registry, the straightforward way. */
+async function renderWithPromClient(samples: Sample[]): Promise<string> {
+  const registry = new Registry();
+  const metrics = new Map<string, Gauge | Counter>();
+  for (const s of samples) {
+    let m = metrics.get(s.name);
+    if (!m) {
+      const def = METRICS[s.name];
+      const cfg = { name: s.name, help: def.help, labelNames: [...def.labels], registers: [registry] };
+      m = def.type === 'counter' ? new Counter(cfg) : new Gauge(cfg);
+      metrics.set(s.name, m);
+    }
+    if (m instanceof Counter) m.inc({ ...s.labels }, s.value);
+    else m.set({ ...s.labels }, s.value);
+  }
+  return registry.metrics();
+}
+
+const sample = (name: MetricName, labels: Record<string, string>, value: number): Sample => ({ name, labels, value });
+
+describe('exposition renderer', () => {
+  it('gives the same series and values as prom-client for the same samples', async () => {
+    const samples: Sample[] = [
+      sample('avax_node_peers', { node: 'a' }, 12),
+      sample('avax_node_peers', { node: 'b' }, 0),
+      sample('avax_chain_height', { node: 'a', chain: 'P' }, 23797323),
+      sample('avax_validator_potential_reward_avax', { node: 'a', node_id: 'NodeID-x', subnet: 's' }, 117.431493426),
+      sample('avax_source_polls_total', { node: 'a', source: 'info' }, 42),
+      sample('avax_exporter_ready', {}, 1),
+      sample('avax_node_upgrade_timestamp_seconds', { node: 'a', upgrade: 'granite' }, 1763568000),
+    ];
+    const ours = (await new ExpositionRenderer().render(samples)).text.toString('utf8');
+    const theirs = await renderWithPromClient(samples);
+    expect(parseExposition(ours)).toEqual(parseExposition(theirs));
+    for (const name of new Set(samples.map((s) => s.name))) {
+      expect(ours).toContain(`# HELP ${name} ${METRICS[name].help}\n# TYPE ${name} ${METRICS[name].type}\n`);
+    }
+    // Metrics follow the contract's order; no metric without samples is announced.
+    expect(ours.indexOf('avax_node_peers')).toBeLessThan(ours.indexOf('avax_chain_height'));
+    expect(ours).not.toContain('avax_node_healthy');
+  });
+
+  it('escapes and bounds hostile label values; promtool accepts the result', async () => {
+    const nasty = ['quote " and backslash \\ and\nnewline', 'lone \ud800 surrogate', 'nul\u0000byte', 'x'.repeat(10_000), 'ünïcødé ✓'];
+    const samples = nasty.map((version, i) => sample('avax_node_peers_by_version', { node: 'n', version }, i));
+    const r = new ExpositionRenderer();
+    const text = (await r.render(samples)).text.toString('utf8');
+    expect(r.rejected).toBe(0);
+    expect(text).toContain('version="quote \\" and backslash \\\\ and\\nnewline"');
+    expect(text).toContain('version="lone \ufffd surrogate"');
+    expect(text).toContain('version="nulbyte"');
+    expect(text).toContain(`version="${'x'.repeat(MAX_LABEL_LENGTH - 1)}…"`);
+    expect(text).toContain('version="ünïcødé ✓"');
+    expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text); // valid UTF-8 round trip
+    expect(promtoolCheck(text)).toBe('');
+    expect(sanitizeLabelValue('plain')).toBe('plain');
+  });
+
+  it('drops duplicate series (first wins) and samples that do not fit their metric', async () => {
+    const r = new ExpositionRenderer();
+    const exp = await r.render([
+      sample('avax_node_peers', { node: 'a' }, 1),
+      sample('avax_node_peers', { node: 'a' }, 2),
+      sample('avax_node_peers', { node: 'a', extra: 'x' }, 3),
+      sample('avax_node_peers', {}, 4),
+    ]);
+    expect(exp.text.toString()).toMatch(/^avax_node_peers\{node="a"\} 1$/m);
+    expect(exp.series).toBe(1);
+    expect(r.duplicates).toBe(1);
+    expect(r.rejected).toBe(2);
+  });
+
+  it('formats special values the way Prometheus reads them', async () => {
+    const text = (await new ExpositionRenderer().render([
+      sample('avax_node_peers', { node: 'nan' }, NaN),
+      sample('avax_node_peers', { node: 'inf' }, Infinity),
+      sample('avax_node_peers', { node: 'big' }, 1e21),
+    ])).text.toString();
+    expect(text).toContain('avax_node_peers{node="nan"} NaN\n');
+    expect(text).toContain('avax_node_peers{node="inf"} +Inf\n');
+    expect(text).toContain('avax_node_peers{node="big"} 1e+21\n');
+  });
+});
+
+describe('cached exposition', () => {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn();
+  });
+
+  it('is byte-identical to a fresh render of the same state, plain and gzip, at mainnet scale', async () => {
+    const node = await FakeNode.start({ state: { primaryValidators: generateValidators(1800, { delegatorsPerValidator: 1 }), peers: generatePeers(500) } });
+    cleanup.push(() => node.stop());
+    const { daemon } = await startTestDaemon({ nodes: [{ name: 'big', url: node.url, watch: { all_validators: true } }], poll: { interval: '2s', timeout: '1500ms' } });
+    cleanup.push(() => daemon.stop());
+    await waitUntilAllUp(daemon);
+    const served = daemon.exposition();
+    const fresh = await daemon.renderFresh();
+    expect(served.series).toBeGreaterThan(18_000);
+    expect(fresh.text.equals(served.text)).toBe(true);
+    expect(gunzipSync(served.gzip).equals(served.text)).toBe(true);
+    // What a scraper gets: the cached exposition followed by the process metrics, in both encodings.
+    const plain = await scrape(daemon);
+    expect(plain.startsWith(served.text.toString('utf8'))).toBe(true);
+    expect(plain).toMatch(/^process_resident_memory_bytes \d+/m);
+    const gz = await scrapeGzipRaw(daemon);
+    expect(gz.encoding).toBe('gzip');
+    expect(gz.text.startsWith(served.text.toString('utf8'))).toBe(true);
+    expect(gz.text).toContain('process_cpu_seconds_total');
+  });
+
+  it('a state change is on /metrics as soon as the round that saw it has completed', async () => {
+    const node = await FakeNode.start();
+    cleanup.push(() => node.stop());
+    const { daemon } = await startTestDaemon({ nodes: [{ name: 'n', url: node.url }] });
+    cleanup.push(() => daemon.stop());
+    await waitUntilAllUp(daemon);
+    for (let i = 1; i <= 3; i++) {
+      node.state.heights.C += 1n;
+      const expected = Number(node.state.heights.C);
+      // waitForRounds resolves on the render that follows the round: no timer in between.
+      await daemon.waitForRounds(1);
+      await daemon.waitForRounds(1);
+      expect(valueOf(await scrape(daemon), 'avax_chain_height', { node: 'n', chain: 'C' })).toBe(expected);
+    }
+  });
+});
