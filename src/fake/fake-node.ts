@@ -335,13 +335,15 @@ export interface FakeCall {
 /** A failure to inject with {@link FakeNode.setFault}. */
 export type Fault =
   /** Answer with this HTTP status and body (default text `<status> <reason>`), like a proxy would (no node-id header). */
-  | { kind: 'status'; status: number; body?: string; contentType?: string }
+  | { kind: 'status'; status: number; body?: string; contentType?: string; headers?: Record<string, string> }
   /** Never answer (until the client gives up or the node stops). */
   | { kind: 'hang' }
   /** Send the headers and part of the normal body, then destroy the socket. */
   | { kind: 'reset' }
   /** Answer with this raw body (default status 200, JSON content type). */
-  | { kind: 'body'; body: string; status?: number }
+  | { kind: 'body'; body: string | Buffer; status?: number }
+  /** Answer with this raw JSON text as the `result`, keeping the request's id (optionally with an `error` object too). */
+  | { kind: 'result'; json: string | Buffer; withError?: boolean }
   /** Answer with a JSON-RPC error in the endpoint's dialect (gorilla or geth). */
   | { kind: 'rpc-error'; code: number; message: string }
   /** Answer normally after a delay. */
@@ -372,7 +374,8 @@ export interface FakeNodeOptions {
 interface WireResponse {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** Text, or raw bytes (a fault may send invalid UTF-8). */
+  body: string | Buffer;
 }
 
 /** Which JSON-RPC dialect an endpoint speaks: needed to shape `rpc-error` faults. */
@@ -702,7 +705,16 @@ export class FakeNode {
     if (fault?.kind === 'hang') return; // the socket stays open until the client or stop() closes it
     if (fault?.kind === 'status') {
       const b = fault.body ?? errorBody(fault.status);
-      return this.deliver(res, { status: fault.status, headers: { 'Content-Type': fault.contentType ?? TEXT_CT }, body: b });
+      return this.deliver(res, { status: fault.status, headers: { 'Content-Type': fault.contentType ?? TEXT_CT, ...fault.headers }, body: b });
+    }
+    if (fault?.kind === 'result') {
+      const id = JSON.stringify(peek.id === undefined ? null : peek.id);
+      const error = fault.withError ? ',"error":{"code":-32000,"message":"also an error","data":null}' : '';
+      return this.deliver(res, {
+        status: 200,
+        headers: { 'Content-Type': dialect === 'geth' ? 'application/json' : JSON_CT, 'node-id': this.state.nodeId },
+        body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","result":'), Buffer.from(fault.json), Buffer.from(`${error},"id":${id}}\n`)]),
+      });
     }
     if (fault?.kind === 'body') {
       return this.deliver(res, {
@@ -769,7 +781,7 @@ export class FakeNode {
 
   private deliver(res: ServerResponse, wire: WireResponse): void {
     if (res.destroyed) return;
-    const buf = Buffer.from(wire.body, 'utf8');
+    const buf = typeof wire.body === 'string' ? Buffer.from(wire.body, 'utf8') : wire.body;
     res.writeHead(wire.status, { ...wire.headers, 'Content-Length': String(buf.length) });
     res.end(buf);
   }
@@ -777,14 +789,14 @@ export class FakeNode {
   private deliverPartial(res: ServerResponse, wire: WireResponse): void {
     if (res.destroyed) return;
     // An empty body cannot be cut short; announce a body that never fully arrives instead.
-    const full = Buffer.from(wire.body === '' ? '{"jsonrpc":"2.0","result":{}}\n' : wire.body, 'utf8');
+    const full = wire.body.length === 0 ? Buffer.from('{"jsonrpc":"2.0","result":{}}\n') : typeof wire.body === 'string' ? Buffer.from(wire.body, 'utf8') : wire.body;
     res.writeHead(wire.status, { ...wire.headers, 'Content-Length': String(full.length) });
     res.write(full.subarray(0, Math.floor(full.length / 2)), () => res.socket?.destroy());
   }
 
   private deliverSlowly(res: ServerResponse, wire: WireResponse, bytesPerSecond: number): void {
     if (res.destroyed) return;
-    const buf = Buffer.from(wire.body, 'utf8');
+    const buf = typeof wire.body === 'string' ? Buffer.from(wire.body, 'utf8') : wire.body;
     res.writeHead(wire.status, { ...wire.headers, 'Content-Length': String(buf.length) });
     const bps = Math.max(bytesPerSecond, 0.001);
     let intervalMs = 100;

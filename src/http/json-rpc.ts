@@ -32,8 +32,10 @@ const envelope = z.object({
 /** Parses a JSON body, turning syntax errors into `invalid_response`. */
 export function parseJsonBody(body: Buffer, what: string): unknown {
   try {
-    // TextDecoder with fatal: invalid UTF-8 is a broken response, not text to guess at.
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    // Invalid UTF-8 only ever sits inside strings (numbers and keys are
+    // ASCII): replace it (U+FFFD) so one odd peer version cannot fail a whole
+    // source; the label sanitiser bounds what reaches the exposition.
+    const text = body.toString('utf8');
     return JSON.parse(text);
   } catch (err) {
     throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (${(err as Error).message.slice(0, 120)})`);
