@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { percentStringAsRatio, uintString } from '../http/wire.js';
+import { parseArrayInChunks, percentStringAsRatio, uintString } from '../http/wire.js';
 import { defineSource, type PollContext } from './source.js';
 import { collectValidators } from '../collectors/validators.js';
 
@@ -29,6 +29,8 @@ const validatorSchema = z.object({
 });
 /** platform.getCurrentValidators result. */
 export const validatorsResult = z.object({ validators: z.array(validatorSchema) });
+/** The same result with its entries left unchecked, for validation in chunks. */
+const validatorsEnvelope = z.object({ validators: z.array(z.unknown()) });
 
 /** A current validator as the exporter keeps it. */
 export interface ValidatorRecord {
@@ -93,8 +95,10 @@ export const validatorsSource = defineSource<ValidatorsValue>({
   name: 'validators',
   async poll(ctx) {
     const watched = await watchedIds(ctx);
-    const call = (params: Record<string, unknown>) =>
-      ctx.rpc.call('/ext/bc/P', 'platform.getCurrentValidators', params, validatorsResult, ctx.deadline);
+    const call = async (params: Record<string, unknown>) => {
+      const r = await ctx.rpc.call('/ext/bc/P', 'platform.getCurrentValidators', params, validatorsEnvelope, ctx.deadline);
+      return { validators: await parseArrayInChunks(r.validators, validatorSchema, 'platform.getCurrentValidators') };
+    };
     const primaryParams = ctx.node.watch.allValidators ? {} : { nodeIDs: watched };
     const [primary, ...subnets] = await Promise.all([
       call(primaryParams),
