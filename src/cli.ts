@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { stringify as toYaml } from 'yaml';
-import { ConfigError, loadConfig, redactConfig, wantsHelp, type Config } from './config/load.js';
+import { ConfigError, DATA_API_KEY_ENV, loadConfig, redactConfig, wantsHelp, type Config } from './config/load.js';
+import { DEFAULT_DATA_API_URL } from './data-api/client.js';
 import { formatDuration } from './config/duration.js';
 import { createLogger } from './log.js';
 import { startDaemon } from './daemon.js';
@@ -19,6 +20,17 @@ function describeConfig(config: Config): string {
       ...(Object.keys(n.headers).length ? { headers: n.headers } : {}),
       watch: { node_ids: n.watch.nodeIds, all_validators: n.watch.allValidators, subnet_ids: n.watch.subnetIds },
     })),
+    data_api: {
+      enabled: c.dataApi.enabled,
+      url: c.dataApi.url ?? (c.demo ? 'the built-in demo Data API' : DEFAULT_DATA_API_URL),
+      network: c.dataApi.network ?? "the polled nodes' network",
+      // Only whether a key is set, never the key.
+      key: c.dataApi.key ?? `none (set ${DATA_API_KEY_ENV} or key_file)`,
+      key_header: c.dataApi.keyHeader,
+      rate_limit: c.dataApi.rateLimitPerMinute,
+      interval: formatDuration(c.dataApi.intervalMs),
+      max_pages: c.dataApi.maxPages,
+    },
     log: c.log,
     demo: c.demo,
   });
@@ -41,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`configuration OK\n---\n${describeConfig(config)}`);
     return 0;
   }
-  const logger = createLogger(config.log);
+  const logger = createLogger({ ...config.log, secretHeaders: [config.dataApi.keyHeader] });
   const daemon = await startDaemon(config, { logger });
   return new Promise<number>((resolve) => {
     const shutdown = (signal: string) => {

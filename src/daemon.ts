@@ -15,6 +15,11 @@ import { createExporterServer } from './server/server.js';
 import { ProcessMetrics } from './exposition/process-metrics.js';
 import { renderLanding } from './server/landing.js';
 import { startDemoNode } from './fake/demo-node.js';
+import { startDemoDataApi } from './fake/demo-data-api.js';
+import { DataApiPoller, DATA_API_POLLER_NAME } from './data-api/poller.js';
+import { DATA_API_SOURCES } from './data-api/sources.js';
+import { DEFAULT_DATA_API_URL } from './data-api/client.js';
+import { collectDataApiStats } from './collectors/data-api.js';
 
 const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -39,6 +44,8 @@ export interface Daemon {
   ready(): boolean;
   /** Renders the current state again with a fresh renderer, as of the served exposition's time (for checking the cache). */
   renderFresh(): Promise<Exposition>;
+  /** Runs one round of every node now and resolves once its render is served. */
+  pollNow(): Promise<void>;
   /** Resolves after the next render that follows `rounds` more completed rounds of every node. */
   waitForRounds(rounds?: number): Promise<void>;
   /** Stops polling, finishes in-flight responses and closes the server. */
@@ -52,6 +59,10 @@ export interface DaemonOptions {
   sources?: readonly SourceDef<unknown>[];
   /** Jitter of the poll interval (fraction); tests set 0. */
   jitter?: number;
+  /** Largest upstream response body accepted (default 64 MiB). */
+  maxResponseBytes?: number;
+  /** Start the poll timers (default). Off, rounds run only through `pollNow` (soak runs and benchmarks drive time themselves). */
+  autoStart?: boolean;
 }
 
 function logTransition(logger: Logger, t: StateTransition): void {
@@ -82,9 +93,11 @@ function logTransition(logger: Logger, t: StateTransition): void {
 export async function startDaemon(config: Config, opts: DaemonOptions): Promise<Daemon> {
   const { logger } = opts;
   const sources = opts.sources ?? NODE_SOURCES;
-  const sourceByName = new Map(sources.map((s) => [s.name, s]));
+  // Collectors by source name; the Data API's only read values, so their poll context does not matter here.
+  const sourceByName = new Map<string, SourceDef<unknown>>(sources.map((s) => [s.name, s]));
+  if (config.dataApi.enabled) for (const s of DATA_API_SOURCES) sourceByName.set(s.name, s as unknown as SourceDef<unknown>);
   const store = new StateStore();
-  const transport = new HttpTransport();
+  const transport = new HttpTransport({ maxResponseBytes: opts.maxResponseBytes });
   const renderer = new ExpositionRenderer();
   const processMetrics = new ProcessMetrics();
   await processMetrics.refresh();
@@ -98,13 +111,22 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     nodes.push({ name: 'demo', url: demo.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds } });
     logger.info({ url: demo.url }, 'demo node started');
   }
+  let demoDataApi: Awaited<ReturnType<typeof startDemoDataApi>> | undefined;
+  if (demo && config.dataApi.enabled && config.dataApi.url === undefined) {
+    demoDataApi = await startDemoDataApi(demo);
+    logger.info({ url: demoDataApi.url }, 'demo Data API started');
+  }
+  const dataApiUrl = config.dataApi.url ?? demoDataApi?.url ?? DEFAULT_DATA_API_URL;
+  // The Data API polls less often than the nodes; its series keep their own max age.
+  const maxAgeByNode = new Map([[DATA_API_POLLER_NAME, config.dataApi.maxAgeMs]]);
 
   let exposition: Exposition;
   let rendering: Promise<void> | undefined;
   let dirty = false;
   let renders = 0;
   const renderWaiters: { afterRender: number; resolve: () => void }[] = [];
-  const roundsDone = () => pollers.every((p) => p.completedRounds > 0);
+  // Readiness and round waits are about the nodes: the Data API is a third party that starts after them.
+  const roundsDone = () => nodePollers.every((p) => p.completedRounds > 0);
   // Ready only once the served exposition contains every node's first round,
   // so a scraper told "ready" never gets the empty start-up exposition.
   let servedReady = false;
@@ -112,11 +134,20 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
 
   let lastRender = { nowMs: 0, ready: false };
   const samplesAt = (nowMs: number, ready: boolean) =>
-    assembleSamples({ states: store.all(), sources: sourceByName, nowMs, maxAgeMs: config.poll.maxAgeMs, build: BUILD, ready });
+    assembleSamples({
+      states: store.all(),
+      sources: sourceByName,
+      nowMs,
+      maxAgeMs: config.poll.maxAgeMs,
+      maxAgeByNode,
+      build: BUILD,
+      ready,
+      extra: dataApi?.network ? collectDataApiStats(dataApi.network, dataApi.client.stats) : [],
+    });
   const renderNow = async () => {
     const nowMs = Date.now();
     const ready = roundsDone();
-    store.expire(nowMs, config.poll.maxAgeMs);
+    store.expire(nowMs, config.poll.maxAgeMs, maxAgeByNode);
     exposition = await renderer.render(samplesAt(nowMs, ready));
     lastRender = { nowMs, ready };
     servedReady = ready;
@@ -134,7 +165,12 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
       return;
     }
     rendering = renderNow()
-      .catch((err: unknown) => logger.error({ err }, 'render failed'))
+      .catch((err: unknown) => {
+        // The last good exposition stays served; nobody waits forever for this one.
+        logger.error({ err }, 'render failed');
+        renders++;
+        for (const w of renderWaiters.splice(0)) w.resolve();
+      })
       .finally(() => {
         rendering = undefined;
         if (dirty) {
@@ -146,13 +182,21 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
 
   let wasReady = false;
   const roundWaiters: { target: number; resolve: () => void }[] = [];
-  const onRound = (_node: string, transitions: StateTransition[]) => {
+  const onRound = (name: string, transitions: StateTransition[]) => {
     for (const t of transitions) logTransition(logger, t);
+    if (dataApi && name !== DATA_API_POLLER_NAME) {
+      const blocked = dataApi.nodesProgressed();
+      if (blocked) logger[blocked.waiting ? 'info' : 'warn']({ node: DATA_API_POLLER_NAME }, blocked.message);
+      else if (dataApi.running && !dataApiAnnounced) {
+        dataApiAnnounced = true;
+        logger.info({ node: DATA_API_POLLER_NAME, url: redactUrl(dataApiUrl), network: dataApi.network, key: config.dataApi.key ? 'set' : 'none' }, 'Data API polling started');
+      }
+    }
     if (!wasReady && roundsDone()) {
       wasReady = true;
       logger.info({ nodes: nodes.length }, 'first poll round complete, ready');
     }
-    const minRounds = Math.min(...pollers.map((p) => p.completedRounds));
+    const minRounds = Math.min(...nodePollers.map((p) => p.completedRounds));
     const nextRender = renders + 1 + (rendering ? 1 : 0);
     for (const w of roundWaiters.splice(0)) {
       if (minRounds >= w.target) renderWaiters.push({ afterRender: nextRender, resolve: w.resolve });
@@ -161,7 +205,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     requestRender();
   };
 
-  const pollers: PollerHandle[] = nodes.map(
+  const nodePollers: NodePoller[] = nodes.map(
     (node) =>
       new NodePoller(node, {
         intervalMs: config.poll.intervalMs,
@@ -174,6 +218,20 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
         onRound,
       }),
   );
+  let dataApiAnnounced = false;
+  const dataApi = config.dataApi.enabled
+    ? new DataApiPoller({
+        config: config.dataApi,
+        baseUrl: dataApiUrl,
+        transport,
+        store,
+        nodes: nodePollers,
+        jitter: opts.jitter,
+        userAgent: `avax-exporter/${BUILD.version}`,
+        onRound,
+      })
+    : undefined;
+  const pollers: PollerHandle[] = [...nodePollers, ...(dataApi ? [dataApi] : [])];
   await renderNow();
 
   const server: Server = createExporterServer({
@@ -186,7 +244,10 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
         telemetryPath: config.web.telemetryPath,
         version: BUILD.version,
         ready: isReady(),
-        nodes: nodes.map((n) => ({ name: n.name, url: redactUrl(n.url) })),
+        nodes: [
+          ...nodes.map((n) => ({ name: n.name, url: redactUrl(n.url) })),
+          ...(dataApi ? [{ name: DATA_API_POLLER_NAME, url: redactUrl(dataApiUrl) }] : []),
+        ],
         states: store.all(),
         nowMs: Date.now(),
       }),
@@ -202,7 +263,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const host = config.web.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   logger.info({ address: `${config.web.host ?? ''}:${port}`, telemetry_path: config.web.telemetryPath, nodes: nodes.map((n) => n.name) }, 'listening');
-  for (const p of pollers) p.start();
+  if (opts.autoStart !== false) for (const p of pollers) p.start();
 
   let stopping: Promise<void> | undefined;
   return {
@@ -213,8 +274,13 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     exposition: () => exposition,
     ready: isReady,
     renderFresh: () => new ExpositionRenderer().render(samplesAt(lastRender.nowMs, lastRender.ready)),
+    async pollNow() {
+      await Promise.all(nodePollers.map((p) => p.runRound()));
+      // A render chain may still be running (or re-running for a late change): wait until it settles.
+      while (rendering) await rendering;
+    },
     waitForRounds(rounds = 1) {
-      const target = Math.min(...pollers.map((p) => p.completedRounds)) + rounds;
+      const target = Math.min(...nodePollers.map((p) => p.completedRounds)) + rounds;
       return new Promise<void>((resolve) => roundWaiters.push({ target, resolve }));
     },
     stop() {
@@ -228,6 +294,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
         clearTimeout(force);
         await rendering;
         await transport.close();
+        await demoDataApi?.stop();
         await demo?.stop();
       })();
       return stopping;

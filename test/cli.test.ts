@@ -62,7 +62,8 @@ describe('command line', () => {
   it('serves a real node, then exits 0 within 5 s of SIGTERM', async () => {
     const node = await FakeNode.start();
     try {
-      const d = await startCli([`--node.url=${node.url}`, '--web.listen-address=127.0.0.1:0', '--poll.interval=1s']);
+      // The Data API is on by default; a test must not reach the public service.
+      const d = await startCli([`--node.url=${node.url}`, '--web.listen-address=127.0.0.1:0', '--poll.interval=1s', '--data-api.enabled=false']);
       await eventually(async () => (await fetch(`${d.url}/-/ready`)).status === 200, 15_000);
       const text = await (await fetch(`${d.url}/metrics`)).text();
       expect(valueOf(text, 'avax_chain_height', { chain: 'P' })).toBe(Number(node.state.heights.P));
@@ -85,6 +86,9 @@ describe('command line', () => {
     const h1 = valueOf(first, 'avax_chain_height', { node: 'demo', chain: 'C' }) ?? 0;
     expect(h1).toBeGreaterThan(0);
     await eventually(async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_chain_height', { node: 'demo', chain: 'C' }) ?? 0) > h1, 10_000, 250);
+    // The demo starts its own fake Data API too.
+    await eventually(async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_data_api_chain_height', { network: 'mainnet', chain: 'P' }) ?? 0) > 0, 10_000, 250);
+    expect(d.lines.some((l) => l['msg'] === 'demo Data API started')).toBe(true);
     d.child.kill('SIGINT');
     const [code] = (await once(d.child, 'exit')) as [number | null];
     expect(code).toBe(0);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,5 +178,113 @@ watch:
   it('with --demo polls only the demo node unless urls are given', () => {
     expect(loadConfig(['--demo'], {}).config).toMatchObject({ demo: true, nodes: [] });
     expect(loadConfig(['--demo', '--node.url=http://n:9650'], {}).config.nodes).toHaveLength(1);
+  });
+});
+
+describe('Data API configuration', () => {
+  const KEY = 'cfg-test-key-91ab';
+  const cli = (args: string[], env: Record<string, string> = {}) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AVAX_EXPORTER_')));
+    return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { encoding: 'utf8', env: { ...clean, ...env }, timeout: 20_000 });
+  };
+
+  it('has the documented defaults: on, the public service, the nodes network, no key, 60/min, every 60s', () => {
+    const { config } = loadConfig([], {});
+    expect(config.dataApi).toEqual({
+      enabled: true,
+      url: undefined,
+      network: undefined,
+      key: undefined,
+      keyHeader: 'x-glacier-api-key',
+      rateLimitPerMinute: 60,
+      intervalMs: 60_000,
+      timeoutMs: 10_000,
+      maxAgeMs: 180_000,
+      maxPages: 10,
+    });
+  });
+
+  it('reads every flag; the round deadline is the poll timeout, at most the interval', () => {
+    const file = writeYaml(`${KEY}\n`);
+    const { config } = loadConfig(
+      [
+        '--data-api.url=https://glacier-api.avax.network/',
+        '--data-api.network=fuji',
+        `--data-api.key-file=${file}`,
+        '--data-api.key-header=X-Service-Api-Key',
+        '--data-api.rate-limit=120',
+        '--data-api.interval=5s',
+        '--data-api.max-pages=3',
+        '--data-api.enabled=false',
+      ],
+      {},
+    );
+    expect(config.dataApi).toEqual({
+      enabled: false,
+      url: 'https://glacier-api.avax.network',
+      network: 'fuji',
+      key: KEY,
+      keyHeader: 'x-service-api-key',
+      rateLimitPerMinute: 120,
+      intervalMs: 5_000,
+      timeoutMs: 5_000,
+      maxAgeMs: 45_000,
+      maxPages: 3,
+    });
+    expect(loadConfig(['--data-api.enabled'], {}).config.dataApi.enabled).toBe(true);
+  });
+
+  it('reads the key from AVAX_EXPORTER_DATA_API_KEY and the rest from the YAML file or variables', () => {
+    const file = writeYaml('data_api:\n  url: http://indexer.internal:8080\n  rate_limit: 600\n  interval: 2m\n  max_pages: 20\n');
+    const { config } = loadConfig([`--config.file=${file}`], { AVAX_EXPORTER_DATA_API_KEY: ` ${KEY}\n`, AVAX_EXPORTER_DATA_API_NETWORK: 'mainnet' });
+    expect(config.dataApi).toMatchObject({ url: 'http://indexer.internal:8080', key: KEY, network: 'mainnet', rateLimitPerMinute: 600, intervalMs: 120_000, maxPages: 20 });
+    expect(config.dataApi.maxAgeMs).toBe(360_000);
+  });
+
+  it('takes the key only from a file or the environment, once, and never quotes it in a problem', () => {
+    expect(problemsOf(() => loadConfig([`--config.file=${writeYaml(`data_api:\n  key: ${KEY}\n`)}`], {}))).toEqual([
+      'data_api.key: the API key is not read from the configuration; give it in AVAX_EXPORTER_DATA_API_KEY or in a file named by key_file',
+    ]);
+    expect(problemsOf(() => loadConfig([`--data-api.key=${KEY}`], {})).join('\n')).toMatch(/Unknown argument/);
+    const file = writeYaml(KEY);
+    expect(problemsOf(() => loadConfig([`--data-api.key-file=${file}`], { AVAX_EXPORTER_DATA_API_KEY: KEY }))).toEqual([
+      'data_api.key_file: the API key is also set in AVAX_EXPORTER_DATA_API_KEY; give it in one place only',
+    ]);
+    expect(problemsOf(() => loadConfig([`--data-api.key-file=${writeYaml('\n')}`], {}))[0]).toMatch(/^data_api\.key_file: .* is empty$/);
+    expect(problemsOf(() => loadConfig(['--data-api.key-file=/nonexistent/key'], {}))).toEqual(['data_api.key_file: cannot read /nonexistent/key: ENOENT']);
+    const spaced = problemsOf(() => loadConfig([], { AVAX_EXPORTER_DATA_API_KEY: `${KEY} extra` }));
+    expect(spaced).toEqual(['data_api: the API key must be printable ASCII without spaces (its value is not shown)']);
+    expect(spaced.join('')).not.toContain(KEY);
+  });
+
+  it('reports bad values with their paths', () => {
+    const problems = problemsOf(() =>
+      loadConfig(['--data-api.url=ftp://x', '--data-api.network=devnet', '--data-api.rate-limit=lots', '--data-api.interval=soon', '--data-api.max-pages=0', '--data-api.key-header=bad header'], {}),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'data_api.url: must be an http(s) URL',
+        'data_api.network: must be mainnet, fuji or testnet',
+        expect.stringMatching(/^data_api\.rate_limit: must be a number/),
+        expect.stringMatching(/^data_api\.interval: must be a duration/),
+        expect.stringMatching(/^data_api\.max_pages: must be a number greater than zero/),
+        'data_api.key_header: must be an HTTP header name',
+      ]),
+    );
+    expect(problems).toHaveLength(6);
+  });
+
+  it('redacts the key; --config.check shows only that one is set', () => {
+    const { config } = loadConfig([], { AVAX_EXPORTER_DATA_API_KEY: KEY });
+    const redacted = redactConfig(config);
+    expect(redacted.dataApi.key).toBe('<secret>');
+    expect(JSON.stringify(redacted)).not.toContain(KEY);
+    const r = cli(['--config.check', '--data-api.rate-limit=30'], { AVAX_EXPORTER_DATA_API_KEY: KEY });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('data_api:');
+    expect(r.stdout).toContain('key: <secret>');
+    expect(r.stdout).toContain('rate_limit: 30');
+    expect(r.stdout).toContain('url: https://data-api.avax.network');
+    expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 });

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { rawConfigSchema, parseListenAddress, type RawConfig } from './schema.js';
 import { formatDuration } from './duration.js';
+import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiNetwork } from '../data-api/client.js';
 
 /** Default port: 9785, in the exporter range 9100-9999 (not 9090, 9650 or 9651). */
 export const DEFAULT_PORT = 9785;
@@ -31,11 +32,41 @@ export interface NodeConfig {
   watch: WatchConfig;
 }
 
+/** The environment variable the Data API key is read from (there is deliberately no flag: flags show up in `ps`). */
+export const DATA_API_KEY_ENV = 'AVAX_EXPORTER_DATA_API_KEY';
+/** Default poll interval of the Data API: it is an indexer, slower-moving than a node, and shared. */
+export const DEFAULT_DATA_API_INTERVAL_MS = 60_000;
+/** Default bound on the pages one Data API listing may fetch. */
+export const DEFAULT_DATA_API_MAX_PAGES = 10;
+
+/** The Avalanche Data API source. */
+export interface DataApiConfig {
+  enabled: boolean;
+  /** Base URL without a trailing slash; undefined means the public Data API (or, with --demo, the built-in fake one). */
+  url: string | undefined;
+  /** Network to ask about; undefined means the network of the polled nodes (1 mainnet, 5 fuji). */
+  network: DataApiNetwork | undefined;
+  /** The API key (a secret: never logged, printed or exported). */
+  key: string | undefined;
+  /** Header that carries the key. */
+  keyHeader: string;
+  /** Client-side limit, requests per minute. */
+  rateLimitPerMinute: number;
+  intervalMs: number;
+  /** Deadline of one round: the poll timeout, at most the interval. */
+  timeoutMs: number;
+  /** Age after which its series are dropped: the poll max age, at least three of its intervals. */
+  maxAgeMs: number;
+  /** Most pages one listing fetches. */
+  maxPages: number;
+}
+
 /** The validated configuration the daemon runs with. */
 export interface Config {
   web: { listenAddress: string; host: string | undefined; port: number; telemetryPath: string };
   poll: { intervalMs: number; timeoutMs: number; maxAgeMs: number };
   nodes: NodeConfig[];
+  dataApi: DataApiConfig;
   log: { level: string; format: 'json' | 'pretty' };
   /** Start the built-in simulated node and poll it. */
   demo: boolean;
@@ -67,6 +98,14 @@ const FLAGS = {
   'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
   'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
   'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
+  'data-api.enabled': { type: 'boolean', describe: 'Poll the Avalanche Data API (default on; --data-api.enabled=false turns it off)' },
+  'data-api.url': { type: 'string', describe: 'Data API base URL (default https://data-api.avax.network)' },
+  'data-api.network': { type: 'string', describe: "mainnet, fuji or testnet (default: the polled nodes' network)" },
+  'data-api.key-file': { type: 'string', describe: `File holding the Data API key (or set ${DATA_API_KEY_ENV})` },
+  'data-api.key-header': { type: 'string', describe: `Header that carries the key (default ${DEFAULT_DATA_API_KEY_HEADER})` },
+  'data-api.rate-limit': { type: 'string', describe: `Data API requests per minute at most (default ${DEFAULT_DATA_API_RATE_LIMIT})` },
+  'data-api.interval': { type: 'string', describe: 'Time between two Data API rounds (default 60s)' },
+  'data-api.max-pages': { type: 'string', describe: `Most pages one Data API listing fetches (default ${DEFAULT_DATA_API_MAX_PAGES})` },
   'log.level': { type: 'string', describe: 'trace, debug, info, warn, error (default info)' },
   'log.format': { type: 'string', describe: 'json or pretty (default json)' },
   'config.file': { type: 'string', describe: 'YAML configuration file' },
@@ -171,12 +210,20 @@ function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName,
   set('watch', 'node_ids', values['watch.node-id']);
   set('watch', 'all_validators', values['watch.all-validators']);
   set('watch', 'subnet_ids', values['watch.subnet-id']);
+  set('data_api', 'enabled', values['data-api.enabled']);
+  set('data_api', 'url', values['data-api.url']);
+  set('data_api', 'network', values['data-api.network']);
+  set('data_api', 'key_file', values['data-api.key-file']);
+  set('data_api', 'key_header', values['data-api.key-header']);
+  set('data_api', 'rate_limit', values['data-api.rate-limit']);
+  set('data_api', 'interval', values['data-api.interval']);
+  set('data_api', 'max_pages', values['data-api.max-pages']);
   set('log', 'level', values['log.level']);
   set('log', 'format', values['log.format']);
   if (values.demo !== undefined) raw['demo'] = values.demo;
   const urls = values['node.url'];
   if (Array.isArray(urls)) raw['nodes'] = urls.map((url) => ({ url }));
-  for (const k of ['web', 'poll', 'watch', 'log']) {
+  for (const k of ['web', 'poll', 'watch', 'log', 'data_api']) {
     const v = raw[k];
     if (v && typeof v === 'object' && Object.keys(v).length === 0) delete raw[k];
   }
@@ -190,8 +237,33 @@ export function defaultNodeName(url: string): string {
   return `${u.hostname.includes(':') ? `[${u.hostname}]` : u.hostname}:${port}`.replace(/^\[\[(.*)\]\]/, '[$1]');
 }
 
-/** Applies defaults and cross-field rules to a validated raw config. */
-export function finalizeConfig(raw: z.output<typeof rawConfigSchema>): Config {
+/** Reads the Data API key from the environment or the key file; problems never quote the key. */
+function readDataApiKey(keyFile: string | undefined, env: NodeJS.ProcessEnv, problems: string[]): string | undefined {
+  const fromEnv = env[DATA_API_KEY_ENV]?.trim() || undefined;
+  let fromFile: string | undefined;
+  if (keyFile !== undefined) {
+    try {
+      fromFile = readFileSync(keyFile, 'utf8').trim();
+      if (fromFile === '') problems.push(`data_api.key_file: ${keyFile} is empty`);
+    } catch (err) {
+      problems.push(`data_api.key_file: cannot read ${keyFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+  if (fromEnv !== undefined && keyFile !== undefined) {
+    problems.push(`data_api.key_file: the API key is also set in ${DATA_API_KEY_ENV}; give it in one place only`);
+    return undefined;
+  }
+  const key = fromEnv ?? (fromFile || undefined);
+  // A newline or a space would let the key break the request; say so without echoing it.
+  if (key !== undefined && !/^[\x21-\x7e]+$/.test(key)) {
+    problems.push(`data_api: the API key must be printable ASCII without spaces (its value is not shown)`);
+    return undefined;
+  }
+  return key;
+}
+
+/** Applies defaults and cross-field rules to a validated raw config; `env` gives the Data API key. */
+export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJS.ProcessEnv = {}): Config {
   const problems: string[] = [];
   const listenAddress = raw.web?.listen_address ?? `:${DEFAULT_PORT}`;
   const listen = parseListenAddress(listenAddress) as { host: string | undefined; port: number };
@@ -222,21 +294,37 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>): Config {
       },
     };
   });
+  const d = raw.data_api ?? {};
+  const dataApiIntervalMs = d.interval ?? DEFAULT_DATA_API_INTERVAL_MS;
+  const dataApi: DataApiConfig = {
+    // There is something to watch whenever a node is polled: at least its own id and the chains' heads.
+    enabled: d.enabled ?? (nodes.length > 0 || demo),
+    url: d.url?.replace(/\/+$/, ''),
+    network: d.network,
+    key: readDataApiKey(d.key_file, env, problems),
+    keyHeader: (d.key_header ?? DEFAULT_DATA_API_KEY_HEADER).toLowerCase(),
+    rateLimitPerMinute: d.rate_limit ?? DEFAULT_DATA_API_RATE_LIMIT,
+    intervalMs: dataApiIntervalMs,
+    timeoutMs: Math.min(timeoutMs, dataApiIntervalMs),
+    maxAgeMs: Math.max(maxAgeMs, 3 * dataApiIntervalMs),
+    maxPages: d.max_pages ?? DEFAULT_DATA_API_MAX_PAGES,
+  };
   if (problems.length) throw new ConfigError(problems);
   return {
     web: { listenAddress, host: listen.host, port: listen.port, telemetryPath: raw.web?.telemetry_path ?? '/metrics' },
     poll: { intervalMs, timeoutMs, maxAgeMs },
     nodes,
+    dataApi,
     log: { level: raw.log?.level ?? 'info', format: raw.log?.format ?? 'json' },
     demo,
   };
 }
 
-/** Validates a raw (file-shaped) config object and applies defaults. */
-export function buildConfig(raw: unknown): Config {
+/** Validates a raw (file-shaped) config object and applies defaults; `env` gives the Data API key. */
+export function buildConfig(raw: unknown, env: NodeJS.ProcessEnv = {}): Config {
   const parsed = rawConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(issuesToProblems(parsed.error));
-  return finalizeConfig(parsed.data);
+  return finalizeConfig(parsed.data, env);
 }
 
 /**
@@ -253,13 +341,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(['config.file: the top level must be a mapping']);
   }
   const raw = overlay(fileRaw as Record<string, unknown>, merged);
-  return { config: buildConfig(raw as RawConfig), checkOnly: merged['config.check'] === true };
+  return { config: buildConfig(raw as RawConfig, env), checkOnly: merged['config.check'] === true };
 }
 
 /** The config with every secret replaced, for `--config.check` and the status page. */
 export function redactConfig(config: Config): Config {
   return {
     ...config,
+    dataApi: { ...config.dataApi, url: config.dataApi.url && redactUrl(config.dataApi.url), key: config.dataApi.key && '<secret>' },
     nodes: config.nodes.map((n) => ({
       ...n,
       url: redactUrl(n.url),

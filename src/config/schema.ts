@@ -54,6 +54,28 @@ const nodeSchema = z.strictObject({
   watch: watchSchema.optional(),
 });
 
+/** A positive number, written as a number in YAML or as a decimal string in a flag or variable. */
+const positiveNumber = z
+  .union([z.number(), z.string().trim().regex(/^\d+(\.\d+)?$/).transform(Number)], { error: 'must be a number' })
+  .refine((v) => Number.isFinite(v) && v > 0, 'must be a number greater than zero');
+
+const positiveInt = positiveNumber.refine((v) => Number.isInteger(v), 'must be a whole number');
+
+/** The Data API section. The key itself has no key here: it is a secret, read from a file or the environment only. */
+const dataApiSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  url: httpUrl.optional(),
+  network: z.enum(['mainnet', 'fuji', 'testnet'], { error: 'must be mainnet, fuji or testnet' }).optional(),
+  key: z
+    .never({ error: 'the API key is not read from the configuration; give it in AVAX_EXPORTER_DATA_API_KEY or in a file named by key_file' })
+    .optional(),
+  key_file: z.string().min(1).optional(),
+  key_header: headerName.optional(),
+  rate_limit: positiveNumber.refine((v) => v <= 100_000, 'must be at most 100000 requests per minute').optional(),
+  interval: positiveDuration.optional(),
+  max_pages: positiveInt.refine((v) => v <= 1000, 'must be at most 1000').optional(),
+});
+
 const listenAddress = z.string().refine((s) => parseListenAddress(s) !== undefined, 'must be host:port or :port');
 
 /** The raw (file-shaped) configuration accepted from any input. */
@@ -79,6 +101,7 @@ export const rawConfigSchema = z.strictObject({
       format: z.enum(['json', 'pretty']).optional(),
     })
     .optional(),
+  data_api: dataApiSchema.optional(),
   demo: z.boolean().optional(),
 });
 

@@ -20,6 +20,10 @@ export interface MetricDef {
 const N = ['node'] as const;
 const V = ['node', 'node_id', 'subnet'] as const;
 const S = ['node', 'source'] as const;
+/** Data API validator series: about the network, not about a polled node, so no `node` label. */
+const D = ['network', 'node_id', 'subnet'] as const;
+const DC = ['network', 'node_id', 'chain'] as const;
+const DAPI_V = 'GET /v1/networks/{network}/validators/{nodeId}';
 
 /** Every exported metric, by name. */
 export const METRICS = {
@@ -51,6 +55,23 @@ export const METRICS = {
   avax_validator_delegators: { type: 'gauge', help: 'Number of delegations to the validator.', labels: V, source: 'platform.getCurrentValidators delegatorCount' },
   avax_validator_delegation_fee_ratio: { type: 'gauge', help: 'Delegation fee charged by the validator (0..1).', labels: V, source: 'platform.getCurrentValidators delegationFee / 100' },
   avax_l1_validator_balance_avax: { type: 'gauge', help: "L1 validator's remaining balance for the continuous fee, in AVAX.", labels: ['node', 'node_id', 'subnet', 'validation_id'], source: 'platform.getCurrentValidators balance' },
+  avax_data_api_validator_status: { type: 'gauge', help: "1 for the status (active, pending, completed, removed) of the validator's current validation on the subnet according to the Data API (the active one, else the newest), 0 for the others; all 0 for a watched node with no primary-network validation.", labels: ['network', 'node_id', 'subnet', 'status'], source: `Data API ${DAPI_V} validationStatus` },
+  avax_data_api_validator_uptime_ratio: { type: 'gauge', help: "Validator uptime as the Data API's own observers measure it (0..1).", labels: D, source: `Data API ${DAPI_V} uptimePerformance / 100` },
+  avax_data_api_validator_stake_avax: { type: 'gauge', help: "Validator's own stake in AVAX (active or pending validation; primary network only).", labels: D, source: `Data API ${DAPI_V} amountStaked` },
+  avax_data_api_validator_delegated_avax: { type: 'gauge', help: 'Stake delegated to the validator, in AVAX (primary network).', labels: D, source: `Data API ${DAPI_V} amountDelegated` },
+  avax_data_api_validator_delegation_capacity_avax: { type: 'gauge', help: 'Stake that can still be delegated to the validator, in AVAX (primary network).', labels: D, source: `Data API ${DAPI_V} delegationCapacity` },
+  avax_data_api_validator_delegators: { type: 'gauge', help: 'Number of delegations to the validator according to the Data API.', labels: D, source: `Data API ${DAPI_V} delegatorCount` },
+  avax_data_api_validator_end_timestamp_seconds: { type: 'gauge', help: 'End of the current (active or pending) validation according to the Data API.', labels: D, source: `Data API ${DAPI_V} endTimestamp` },
+  avax_data_api_validator_potential_reward_avax: { type: 'gauge', help: 'Reward of the active validation if the uptime requirement is met, in AVAX, by kind (validation, delegation).', labels: ['network', 'node_id', 'subnet', 'kind'], source: `Data API ${DAPI_V} potentialRewards` },
+  avax_data_api_validator_reachability_ratio: { type: 'gauge', help: "Share of the Data API's observers that reach the validator (0..1).", labels: ['network', 'node_id'], source: `Data API ${DAPI_V} validatorHealth.reachabilityPercent / 100` },
+  avax_data_api_validator_benched_requests_ratio: { type: 'gauge', help: 'Share of requests to the validator that its peers bench, per chain (0..1).', labels: DC, source: `Data API ${DAPI_V} validatorHealth.benched{P,X,C}ChainRequestsPercent / 100` },
+  avax_data_api_validator_version_info: { type: 'gauge', help: 'AvalancheGo version the Data API sees the validator run; always 1.', labels: ['network', 'node_id', 'version'], source: `Data API ${DAPI_V} avalancheGoVersion` },
+  avax_validator_proposed_blocks_total: { type: 'counter', help: 'New blocks the validator proposed since the exporter started watching it (the first poll sets the baseline at 0).', labels: DC, source: 'Data API GET /v1/networks/{network}/blockchains/p-chain/nodes/{nodeId}/blocks' },
+  avax_validator_last_proposed_block_height: { type: 'gauge', help: 'Height of the newest block the validator proposed.', labels: DC, source: 'Data API GET /v1/networks/{network}/blockchains/p-chain/nodes/{nodeId}/blocks blockNumber' },
+  avax_validator_last_proposed_block_timestamp_seconds: { type: 'gauge', help: 'Time of the newest block the validator proposed.', labels: DC, source: 'Data API GET /v1/networks/{network}/blockchains/p-chain/nodes/{nodeId}/blocks blockTimestamp' },
+  avax_data_api_chain_height: { type: 'gauge', help: 'Height of the latest block of the chain the Data API has indexed.', labels: ['network', 'chain'], source: 'Data API GET /v1/networks/{network}/blockchains/{p,x,c}-chain/blocks blockNumber' },
+  avax_data_api_chain_block_timestamp_seconds: { type: 'gauge', help: 'Time of the latest block of the chain the Data API has indexed.', labels: ['network', 'chain'], source: 'Data API GET /v1/networks/{network}/blockchains/{p,x,c}-chain/blocks blockTimestamp' },
+  avax_data_api_rate_limited_total: { type: 'counter', help: 'Data API requests answered with HTTP 429 (rate limited) since start.', labels: ['network'], source: 'exporter (Data API client)' },
   avax_source_up: { type: 'gauge', help: '1 when the last poll of the source succeeded.', labels: S, source: 'exporter' },
   avax_source_last_success_timestamp_seconds: { type: 'gauge', help: 'When the source was last polled successfully.', labels: S, source: 'exporter' },
   avax_source_poll_duration_seconds: { type: 'gauge', help: 'Duration of the last poll of the source.', labels: S, source: 'exporter' },

@@ -105,10 +105,14 @@ export class StateStore {
     return nowMs - s.lastSuccessMs <= maxAgeMs ? s.value : undefined;
   }
 
-  /** Drops the value of a source whose data is too old, so it cannot be mistaken for current data. */
-  expire(nowMs: number, maxAgeMs: number): void {
+  /**
+   * Drops the value of a source whose data is too old, so it cannot be mistaken for current data.
+   * `maxAgeByNode` overrides the max age of some pollers (the Data API's, which polls less often).
+   */
+  expire(nowMs: number, maxAgeMs: number, maxAgeByNode?: ReadonlyMap<string, number>): void {
     for (const s of this.#sources.values()) {
-      if (s.value !== undefined && s.lastSuccessMs !== undefined && nowMs - s.lastSuccessMs > maxAgeMs) s.value = undefined;
+      const limit = maxAgeByNode?.get(s.node) ?? maxAgeMs;
+      if (s.value !== undefined && s.lastSuccessMs !== undefined && nowMs - s.lastSuccessMs > limit) s.value = undefined;
     }
   }
 

@@ -29,15 +29,17 @@ export interface TestDaemon {
 }
 
 /** Starts a daemon from a raw (file-shaped) config, on a free loopback port, with fast polling. */
-export async function startTestDaemon(raw: Record<string, unknown>): Promise<TestDaemon> {
+export async function startTestDaemon(raw: Record<string, unknown>, extra: { maxResponseBytes?: number } = {}): Promise<TestDaemon> {
   const logs = new LogCapture();
   const config = buildConfig({
     web: { listen_address: '127.0.0.1:0' },
     // Generous deadline: a cold first request on a loaded CI machine can take 100+ ms.
     poll: { interval: '500ms', timeout: '400ms' },
+    // Off unless a test asks for it: a test must never reach the public Data API.
+    data_api: { enabled: false },
     ...raw,
   });
-  const daemon = await startDaemon(config, { logger: createLogger({ level: 'debug', format: 'json', destination: logs }), jitter: 0 });
+  const daemon = await startDaemon(config, { logger: createLogger({ level: 'debug', format: 'json', destination: logs }), jitter: 0, ...extra });
   return { daemon, logs };
 }
 

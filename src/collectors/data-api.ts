@@ -1,0 +1,111 @@
+import type { Sample } from '../exposition/metric-defs.js';
+import type { DataApiStats } from '../data-api/client.js';
+import type { DataApiBlocksValue, DataApiNodeBlocksValue, DataApiValidation, DataApiValidatorsValue, ValidationStatus } from '../data-api/sources.js';
+import { navaxToAvax } from '../http/wire.js';
+import { PRIMARY_NETWORK_ID } from '../sources/validators.js';
+import { bit, sample } from './sample.js';
+
+/** The `status` series of each validator, in this order (a local list: the sources module imports this one). */
+const STATUS_SERIES: readonly ValidationStatus[] = ['active', 'pending', 'completed', 'removed'];
+
+/**
+ * The validation the metrics describe: the active one, else the newest (by
+ * start time, then by the service's newest-first order). A renewal the
+ * service already lists as pending does not end the validation in progress,
+ * so an active validation wins over a newer pending one. Pure.
+ */
+export function currentValidation(validations: readonly DataApiValidation[]): DataApiValidation | undefined {
+  const active = validations.filter((v) => v.status === 'active');
+  const pool = active.length > 0 ? active : validations;
+  return pool.reduce<DataApiValidation | undefined>((a, b) => (a === undefined || b.startTimestamp > a.startTimestamp ? b : a), undefined);
+}
+
+/** Groups validations by subnet, the primary network first, then in the order the service listed them. */
+function bySubnet(validations: readonly DataApiValidation[]): Map<string, DataApiValidation[]> {
+  const out = new Map<string, DataApiValidation[]>([[PRIMARY_NETWORK_ID, []]]);
+  for (const v of validations) {
+    const list = out.get(v.subnetId) ?? [];
+    list.push(v);
+    out.set(v.subnetId, list);
+  }
+  return out;
+}
+
+/**
+ * Validations → samples. Per node and subnet: one `status` series per status
+ * (1 for the current validation's, all 0 for a watched node the service knows
+ * no primary-network validation of). A validation that is over (completed,
+ * removed) exports only its status; a pending one also its end and stake; an
+ * active one everything the service gave. AVAX amounts are exported for the
+ * primary network only (a permissioned subnet's "stake" is a weight). Health,
+ * reachability and version describe the node, from its active primary-network
+ * validation.
+ */
+export function collectDataApiValidators(v: DataApiValidatorsValue): Sample[] {
+  const out: Sample[] = [];
+  const network = v.network;
+  for (const n of v.nodes) {
+    let node: DataApiValidation | undefined;
+    for (const [subnet, list] of bySubnet(n.validations)) {
+      const cur = currentValidation(list);
+      const L = { network, node_id: n.nodeId, subnet };
+      for (const status of STATUS_SERIES) out.push(sample('avax_data_api_validator_status', { ...L, status }, bit(cur?.status === status)));
+      if (!cur || cur.status === 'completed' || cur.status === 'removed') continue;
+      const primary = subnet === PRIMARY_NETWORK_ID;
+      out.push(sample('avax_data_api_validator_end_timestamp_seconds', L, cur.endTimestamp));
+      if (primary) out.push(sample('avax_data_api_validator_stake_avax', L, navaxToAvax(cur.amountStaked)));
+      if (cur.status !== 'active') continue;
+      if (primary) node = cur;
+      if (cur.uptimeRatio !== undefined) out.push(sample('avax_data_api_validator_uptime_ratio', L, cur.uptimeRatio));
+      if (cur.delegatorCount !== undefined) out.push(sample('avax_data_api_validator_delegators', L, cur.delegatorCount));
+      if (!primary) continue;
+      if (cur.amountDelegated !== undefined) out.push(sample('avax_data_api_validator_delegated_avax', L, navaxToAvax(cur.amountDelegated)));
+      if (cur.delegationCapacity !== undefined) out.push(sample('avax_data_api_validator_delegation_capacity_avax', L, navaxToAvax(cur.delegationCapacity)));
+      if (cur.potentialValidationReward !== undefined) {
+        out.push(sample('avax_data_api_validator_potential_reward_avax', { ...L, kind: 'validation' }, navaxToAvax(cur.potentialValidationReward)));
+      }
+      if (cur.potentialDelegationReward !== undefined) {
+        out.push(sample('avax_data_api_validator_potential_reward_avax', { ...L, kind: 'delegation' }, navaxToAvax(cur.potentialDelegationReward)));
+      }
+    }
+    if (!node) continue;
+    const N = { network, node_id: n.nodeId };
+    if (node.reachabilityRatio !== undefined) out.push(sample('avax_data_api_validator_reachability_ratio', N, node.reachabilityRatio));
+    for (const [chain, ratio] of Object.entries(node.benchedRatio ?? {})) {
+      out.push(sample('avax_data_api_validator_benched_requests_ratio', { ...N, chain }, ratio));
+    }
+    if (node.version !== undefined) out.push(sample('avax_data_api_validator_version_info', { ...N, version: node.version }, 1));
+  }
+  return out;
+}
+
+/** Proposed-block state → the counter and the last proposed block. */
+export function collectDataApiNodeBlocks(v: DataApiNodeBlocksValue): Sample[] {
+  const out: Sample[] = [];
+  for (const p of v.proposers) {
+    const L = { network: v.network, node_id: p.nodeId, chain: p.chain };
+    out.push(sample('avax_validator_proposed_blocks_total', L, p.count));
+    if (p.last) {
+      out.push(sample('avax_validator_last_proposed_block_height', L, Number(p.last.height)));
+      out.push(sample('avax_validator_last_proposed_block_timestamp_seconds', L, p.last.timestampSeconds));
+    }
+  }
+  return out;
+}
+
+/** Chain heads → height and block time per chain. */
+export function collectDataApiBlocks(v: DataApiBlocksValue): Sample[] {
+  return v.heads.flatMap((h) => [
+    sample('avax_data_api_chain_height', { network: v.network, chain: h.chain }, Number(h.height)),
+    sample('avax_data_api_chain_block_timestamp_seconds', { network: v.network, chain: h.chain }, h.timestampSeconds),
+  ]);
+}
+
+/**
+ * The client's own counters → samples. They are not a source's value: a
+ * source that keeps failing on 429 would never store a new value, and the
+ * count of those 429s is exactly what must keep moving.
+ */
+export function collectDataApiStats(network: string, stats: DataApiStats): Sample[] {
+  return [sample('avax_data_api_rate_limited_total', { network }, stats.rateLimited)];
+}

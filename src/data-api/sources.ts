@@ -1,0 +1,300 @@
+import { z } from 'zod';
+import type { Deadline } from '../http/json-rpc.js';
+import { finiteNumber, uintString } from '../http/wire.js';
+import { defineSource, type BaseContext, type SourceDef } from '../sources/source.js';
+import { collectDataApiBlocks, collectDataApiNodeBlocks, collectDataApiValidators } from '../collectors/data-api.js';
+import { DataApiHttpError, isServiceNotFound, type DataApiClient, type DataApiNetwork } from './client.js';
+
+/** Everything a Data API source may use during one poll. */
+export interface DataApiContext extends BaseContext {
+  readonly client: DataApiClient;
+  /** The network every path is about. */
+  readonly network: DataApiNetwork;
+  /** Validator node ids to ask about. */
+  readonly nodeIds: readonly string[];
+  /** Most pages one listing may fetch. */
+  readonly maxPages: number;
+}
+
+/** The chains the core calls P, X and C, by the service's blockchain aliases. */
+export const DATA_API_CHAINS = [
+  { chain: 'P', alias: 'p-chain' },
+  { chain: 'X', alias: 'x-chain' },
+  { chain: 'C', alias: 'c-chain' },
+] as const;
+/** A primary-network chain as labelled in the core (`P`, `X`, `C`). */
+export type PrimaryChain = (typeof DATA_API_CHAINS)[number]['chain'];
+
+/** Validation statuses of the service, the `status` label values. */
+export const VALIDATION_STATUSES = ['active', 'pending', 'completed', 'removed'] as const;
+/** One validation status. */
+export type ValidationStatus = (typeof VALIDATION_STATUSES)[number];
+
+const percent = finiteNumber.refine((v) => v >= 0 && v <= 100, 'percentage outside 0..100').transform((v) => v / 100);
+const seconds = z.number().int().nonnegative();
+
+/**
+ * One item of `GET /v1/networks/{network}/validators/{nodeId}`: a oneOf by
+ * `validationStatus` in the spec. Only what every status has is required; the
+ * fields the real service adds (uptime performance, health, version,
+ * delegation capacity, potential rewards) are read when present. Unknown
+ * fields are ignored, and an item with a status this exporter does not know is
+ * dropped rather than failing the whole answer.
+ */
+export const validationItem = z.object({
+  txHash: z.string(),
+  nodeId: z.string(),
+  subnetId: z.string().min(1),
+  validationStatus: z.string(),
+  amountStaked: uintString,
+  startTimestamp: seconds,
+  endTimestamp: seconds,
+  amountDelegated: uintString.optional(),
+  delegationCapacity: uintString.optional(),
+  delegatorCount: z.number().int().nonnegative().optional(),
+  uptimePerformance: percent.optional(),
+  avalancheGoVersion: z.string().min(1).optional(),
+  potentialRewards: z
+    .object({ validationRewardAmount: uintString.optional(), delegationRewardAmount: uintString.optional() })
+    .optional(),
+  validatorHealth: z
+    .object({
+      reachabilityPercent: percent.optional(),
+      benchedPChainRequestsPercent: percent.optional(),
+      benchedXChainRequestsPercent: percent.optional(),
+      benchedCChainRequestsPercent: percent.optional(),
+    })
+    .optional(),
+});
+
+/** One validation of a node as the exporter keeps it. */
+export interface DataApiValidation {
+  txHash: string;
+  subnetId: string;
+  status: ValidationStatus;
+  startTimestamp: number;
+  endTimestamp: number;
+  /** nAVAX on the primary network; raw weight on a permissioned subnet. */
+  amountStaked: bigint;
+  amountDelegated?: bigint | undefined;
+  delegationCapacity?: bigint | undefined;
+  delegatorCount?: number | undefined;
+  /** 0..1 */
+  uptimeRatio?: number | undefined;
+  version?: string | undefined;
+  potentialValidationReward?: bigint | undefined;
+  potentialDelegationReward?: bigint | undefined;
+  /** 0..1 */
+  reachabilityRatio?: number | undefined;
+  /** Benched request share per chain, 0..1. */
+  benchedRatio?: Partial<Record<PrimaryChain, number>> | undefined;
+}
+
+/** The validations of the watched nodes (newest first, as the service lists them). */
+export interface DataApiValidatorsValue {
+  network: DataApiNetwork;
+  nodes: { nodeId: string; validations: DataApiValidation[] }[];
+}
+
+/** Converts one validated item; undefined for a status the exporter does not know. Pure. */
+export function toValidation(v: z.output<typeof validationItem>): DataApiValidation | undefined {
+  const status = VALIDATION_STATUSES.find((s) => s === v.validationStatus);
+  if (!status) return undefined;
+  const h = v.validatorHealth;
+  const benched: Partial<Record<PrimaryChain, number>> = {};
+  if (h?.benchedPChainRequestsPercent !== undefined) benched.P = h.benchedPChainRequestsPercent;
+  if (h?.benchedXChainRequestsPercent !== undefined) benched.X = h.benchedXChainRequestsPercent;
+  if (h?.benchedCChainRequestsPercent !== undefined) benched.C = h.benchedCChainRequestsPercent;
+  return {
+    txHash: v.txHash,
+    subnetId: v.subnetId,
+    status,
+    startTimestamp: v.startTimestamp,
+    endTimestamp: v.endTimestamp,
+    amountStaked: v.amountStaked,
+    amountDelegated: v.amountDelegated,
+    delegationCapacity: v.delegationCapacity,
+    delegatorCount: v.delegatorCount,
+    uptimeRatio: v.uptimePerformance,
+    version: v.avalancheGoVersion,
+    potentialValidationReward: v.potentialRewards?.validationRewardAmount,
+    potentialDelegationReward: v.potentialRewards?.delegationRewardAmount,
+    reachabilityRatio: h?.reachabilityPercent,
+    benchedRatio: h && Object.keys(benched).length > 0 ? benched : undefined,
+  };
+}
+
+/** Validations of one node: every page up to the bound. A 404 from the service itself means it knows no validation of that node. */
+async function validationsOf(ctx: DataApiContext, nodeId: string): Promise<DataApiValidation[]> {
+  const path = `/v1/networks/${ctx.network}/validators/${encodeURIComponent(nodeId)}`;
+  try {
+    const listing = await ctx.client.list(path, { sortOrder: 'desc' }, 'validators', validationItem, ctx.deadline, { maxPages: ctx.maxPages });
+    return listing.items.filter((v) => v.nodeId === nodeId).flatMap((v) => toValidation(v) ?? []);
+  } catch (err) {
+    if (isServiceNotFound(err)) return [];
+    throw err;
+  }
+}
+
+/** Every validation (active, pending, completed, removed) of each watched node id, across subnets. */
+export const dataApiValidatorsSource = defineSource<DataApiValidatorsValue, DataApiContext>({
+  name: 'data_api_validators',
+  async poll(ctx) {
+    const nodes = await Promise.all(ctx.nodeIds.map(async (nodeId) => ({ nodeId, validations: await validationsOf(ctx, nodeId) })));
+    return { network: ctx.network, nodes };
+  },
+  collect: collectDataApiValidators,
+});
+
+/**
+ * A block of `GET .../blocks` (latest, or proposed by a node): only the
+ * height, the time and the proposer are read; everything else (hashes,
+ * transactions, L1 fee figures, fields the spec does not list) is ignored.
+ */
+export const blockItem = z.object({
+  blockNumber: uintString,
+  blockTimestamp: seconds,
+  proposerDetails: z.object({ proposerNodeId: z.string().optional() }).nullish(),
+});
+/** A block as read from a blocks listing. */
+export type BlockItem = z.output<typeof blockItem>;
+
+/** What is known of the blocks one validator proposed on one chain. */
+export interface ProposerState {
+  nodeId: string;
+  chain: PrimaryChain;
+  /** New proposed blocks seen since this exporter started watching (0 on the first poll). */
+  count: number;
+  /** The newest proposed block seen, if the node ever proposed one. */
+  last?: { height: bigint; timestampSeconds: number } | undefined;
+  /** Unix seconds of the first poll: for a node that had proposed nothing then, blocks from this time on are new. */
+  sinceSeconds: number;
+}
+
+/** Proposed-block state of every watched node id. */
+export interface DataApiNodeBlocksValue {
+  network: DataApiNetwork;
+  proposers: ProposerState[];
+}
+
+/** Chains whose proposers are followed: the spec's node-blocks endpoint is about the P-Chain. */
+const PROPOSER_CHAINS = [DATA_API_CHAINS[0]];
+
+/** Whether a listed block is newer than what a proposer state already counted. */
+function isNew(prev: ProposerState, b: BlockItem): boolean {
+  return prev.last !== undefined ? b.blockNumber > prev.last.height : b.blockTimestamp >= prev.sinceSeconds;
+}
+
+async function proposedBlocks(ctx: DataApiContext, nodeId: string, alias: string, prev: ProposerState | undefined): Promise<BlockItem[]> {
+  const path = `/v1/networks/${ctx.network}/blockchains/${alias}/nodes/${encodeURIComponent(nodeId)}/blocks`;
+  try {
+    if (!prev) {
+      // The baseline needs only the newest proposed block.
+      return (await ctx.client.get(path, { pageSize: 1 }, z.object({ blocks: z.array(blockItem) }), ctx.deadline)).blocks;
+    }
+    // Newest first, and only since the last block seen: one short page in the usual case.
+    const listing = await ctx.client.list(path, { startTimestamp: prev.last?.timestampSeconds ?? prev.sinceSeconds }, 'blocks', blockItem, ctx.deadline, {
+      maxPages: ctx.maxPages,
+      enough: (items) => items.some((b) => !isNew(prev, b)),
+    });
+    return listing.items;
+  } catch (err) {
+    if (isServiceNotFound(err)) return [];
+    throw err;
+  }
+}
+
+/**
+ * The next state of one proposer from the blocks just listed. Pure. Without a
+ * previous state this is the baseline: what the node proposed before it was
+ * watched is history, not an increase, so the count starts at 0.
+ */
+export function advanceProposer(
+  prev: ProposerState | undefined,
+  nodeId: string,
+  chain: PrimaryChain,
+  blocks: readonly BlockItem[],
+  nowSeconds: number,
+): ProposerState {
+  // The endpoint lists the node's own blocks; one naming another proposer is not counted.
+  const mine = blocks.filter((b) => b.proposerDetails?.proposerNodeId === undefined || b.proposerDetails.proposerNodeId === nodeId);
+  const newest = (list: readonly BlockItem[], from: ProposerState['last']) =>
+    list.reduce<ProposerState['last']>((a, b) => (a === undefined || b.blockNumber > a.height ? { height: b.blockNumber, timestampSeconds: b.blockTimestamp } : a), from);
+  if (!prev) return { nodeId, chain, count: 0, last: newest(mine, undefined), sinceSeconds: nowSeconds };
+  const fresh = new Map<bigint, BlockItem>();
+  for (const b of mine) if (isNew(prev, b)) fresh.set(b.blockNumber, b);
+  return { ...prev, count: prev.count + fresh.size, last: newest([...fresh.values()], prev.last) };
+}
+
+/**
+ * Blocks each watched node proposed on the P-Chain. The first poll of a node
+ * id sets the baseline (its newest proposed block) and counts nothing; later
+ * polls list only blocks since the last one seen (`startTimestamp`) and add
+ * the new heights to the count. The count lives in the value, so it survives
+ * failed polls; if the value expires (the service was unreachable for longer
+ * than the max age), counting starts again from a new baseline, which
+ * Prometheus reads as a counter reset.
+ */
+export const dataApiNodeBlocksSource = defineSource<DataApiNodeBlocksValue, DataApiContext>({
+  name: 'data_api_node_blocks',
+  async poll(ctx, previous) {
+    const prevByKey = new Map<string, ProposerState>();
+    // A value about another network is not a baseline for this one.
+    if (previous?.network === ctx.network) for (const p of previous.proposers) prevByKey.set(`${p.chain}/${p.nodeId}`, p);
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const jobs = ctx.nodeIds.flatMap((nodeId) =>
+      PROPOSER_CHAINS.map(async ({ chain, alias }) => {
+        const prev = prevByKey.get(`${chain}/${nodeId}`);
+        return advanceProposer(prev, nodeId, chain, await proposedBlocks(ctx, nodeId, alias, prev), nowSeconds);
+      }),
+    );
+    return { network: ctx.network, proposers: await Promise.all(jobs) };
+  },
+  collect: collectDataApiNodeBlocks,
+});
+
+/** The latest block of a chain as the service has indexed it. */
+export interface ChainHead {
+  chain: PrimaryChain;
+  height: bigint;
+  timestampSeconds: number;
+}
+
+/** Heads of the primary chains. */
+export interface DataApiBlocksValue {
+  network: DataApiNetwork;
+  heads: ChainHead[];
+}
+
+const latestBlocks = z.object({ blocks: z.array(blockItem) });
+
+async function headOf(ctx: DataApiContext, chain: PrimaryChain, alias: string, deadline: Deadline): Promise<ChainHead | undefined> {
+  const path = `/v1/networks/${ctx.network}/blockchains/${alias}/blocks`;
+  try {
+    const r = await ctx.client.get(path, { pageSize: 1 }, latestBlocks, deadline);
+    const newest = r.blocks[0];
+    return newest && { chain, height: newest.blockNumber, timestampSeconds: newest.blockTimestamp };
+  } catch (err) {
+    // The P-Chain is the point of this source; X and C are read "where the
+    // service answers": a 4xx (other than 429) means it does not serve them.
+    if (chain !== 'P' && err instanceof DataApiHttpError && err.status !== undefined && err.status < 500) return undefined;
+    throw err;
+  }
+}
+
+/** The latest block of the P-, X- and C-Chain as the service sees them: an independent view of each chain's head. */
+export const dataApiBlocksSource = defineSource<DataApiBlocksValue, DataApiContext>({
+  name: 'data_api_blocks',
+  async poll(ctx) {
+    const heads = await Promise.all(DATA_API_CHAINS.map(({ chain, alias }) => headOf(ctx, chain, alias, ctx.deadline)));
+    return { network: ctx.network, heads: heads.filter((h): h is ChainHead => h !== undefined) };
+  },
+  collect: collectDataApiBlocks,
+});
+
+/** The Data API sources, in the order a round runs them. */
+export const DATA_API_SOURCES: readonly SourceDef<unknown, DataApiContext>[] = [
+  dataApiValidatorsSource,
+  dataApiNodeBlocksSource,
+  dataApiBlocksSource,
+] as SourceDef<unknown, DataApiContext>[];

@@ -1,0 +1,132 @@
+/**
+ * The Data API side of `--demo`: a {@link FakeDataApi} that follows a demo
+ * node, so the demo shows the Data API series too. Its view of the node's own
+ * validator is built from the node's state, the chain heads follow the node's
+ * heights, and now and then the node proposes the newest P-Chain block.
+ *
+ * @packageDocumentation
+ */
+import type { DemoNode } from './demo-node.js';
+import type { FakeNodeState, FakeValidator } from './fake-node.js';
+import { createPrng, PRIMARY_NETWORK_ID } from './fake-data.js';
+import {
+  FakeDataApi,
+  fixtureCompletedValidation,
+  makeFakeBlock,
+  type FakeChainAlias,
+  type FakeDataApiState,
+  type FakeDataApiValidation,
+} from './fake-data-api.js';
+
+/** A running demo Data API. */
+export interface DemoDataApi {
+  readonly api: FakeDataApi;
+  readonly url: string;
+  /** Follows the node once more now (the timer keeps running). */
+  tick(): void;
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startDemoDataApi}. */
+export interface DemoDataApiOptions {
+  /** Real milliseconds between updates; default 2000. */
+  tickMs?: number;
+  /** PRNG seed; default 1. */
+  seed?: number;
+  /** Chance per update that the node proposed the newest P-Chain block; default 0.2. */
+  proposeChance?: number;
+}
+
+/** Blocks kept per chain: the exporter only ever reads the newest ones. */
+const KEEP = 50;
+const CHAINS: Array<[FakeChainAlias, 'P' | 'X' | 'C']> = [
+  ['p-chain', 'P'],
+  ['x-chain', 'X'],
+  ['c-chain', 'C'],
+];
+
+/** The active validation the Data API would report for a node-side validator. */
+function activeValidation(v: FakeValidator, version: string): FakeDataApiValidation {
+  const delegated = v.delegators.reduce((s, d) => s + d.weight, 0n);
+  // A validator may take delegations up to 4× its own stake, at most 3 M AVAX in total.
+  const cap = v.weight * 5n < 3_000_000_000_000_000n ? v.weight * 5n : 3_000_000_000_000_000n;
+  const capacity = cap - v.weight - delegated;
+  const delegationReward = (v.delegators.reduce((s, d) => s + d.potentialReward, 0n) * BigInt(Math.round(v.delegationFee * 100))) / 10_000n;
+  return {
+    txHash: v.txId,
+    nodeId: v.nodeId,
+    subnetId: PRIMARY_NETWORK_ID,
+    amountStaked: v.weight.toString(),
+    delegationFee: v.delegationFee.toFixed(16),
+    startTimestamp: v.startTime,
+    endTimestamp: v.endTime,
+    delegatorCount: v.delegators.length,
+    amountDelegated: delegated.toString(),
+    uptimePerformance: Number(v.uptime.toFixed(2)),
+    avalancheGoVersion: version,
+    delegationCapacity: (capacity > 0n ? capacity : 0n).toString(),
+    potentialRewards: { validationRewardAmount: v.potentialReward.toString(), delegationRewardAmount: delegationReward.toString(), rewardAddresses: [] },
+    validationStatus: 'active',
+    validatorHealth: { reachabilityPercent: 100, benchedPChainRequestsPercent: 0, benchedXChainRequestsPercent: 0, benchedCChainRequestsPercent: 0 },
+    geolocation: null,
+  };
+}
+
+/** The Data API's view of the demo node's world. */
+export function demoDataApiState(node: FakeNodeState, nowSec: number): FakeDataApiState {
+  const self = node.primaryValidators.find((v) => v.nodeId === node.nodeId);
+  const validations: FakeDataApiValidation[] = [];
+  if (self) {
+    const earlier = fixtureCompletedValidation(self.nodeId);
+    earlier.startTimestamp = self.startTime - 365 * 86400;
+    earlier.endTimestamp = self.startTime;
+    validations.push(activeValidation(self, node.version), earlier);
+  }
+  const blocks = {} as FakeDataApiState['blocks'];
+  for (const [alias, chain] of CHAINS) blocks[alias] = [makeFakeBlock(alias, node.heights[chain], nowSec)];
+  return { network: node.networkId === 5 ? 'fuji' : 'mainnet', validations: { [node.nodeId]: validations }, blocks, proposed: { [node.nodeId]: [] } };
+}
+
+/**
+ * Starts a fake Data API following `demo`, updated every `tickMs` by an
+ * unref'd timer (it never keeps the process alive).
+ */
+export async function startDemoDataApi(demo: DemoNode, opts: DemoDataApiOptions = {}): Promise<DemoDataApi> {
+  const node = demo.node.state;
+  const api = await FakeDataApi.start({ state: demoDataApiState(node, Math.floor(Date.now() / 1000)), maxCalls: 1000 });
+  const rng = createPrng((opts.seed ?? 1) ^ 0x5eed);
+  const proposeChance = opts.proposeChance ?? 0.2;
+  const tick = () => {
+    const nowSec = Math.floor(Date.now() / 1000);
+    for (const [alias, chain] of CHAINS) {
+      const list = api.state.blocks[alias];
+      const head = list[0];
+      const height = node.heights[chain];
+      if (head && BigInt(head.blockNumber) >= height) continue;
+      const proposer = alias === 'p-chain' && rng() < proposeChance ? node.nodeId : undefined;
+      const block = makeFakeBlock(alias, height, nowSec, proposer);
+      list.unshift(block);
+      list.length = Math.min(list.length, KEEP);
+      if (proposer) {
+        const mine = (api.state.proposed[proposer] ??= []);
+        mine.unshift(block);
+        mine.length = Math.min(mine.length, KEEP);
+      }
+    }
+    // The service's observers see what the node's peers see.
+    const self = node.primaryValidators.find((v) => v.nodeId === node.nodeId);
+    const active = api.state.validations[node.nodeId]?.find((v) => v.validationStatus === 'active');
+    if (self && active) active['uptimePerformance'] = Number(self.uptime.toFixed(2));
+  };
+  const timer = setInterval(tick, opts.tickMs ?? 2000);
+  timer.unref();
+  return {
+    api,
+    url: api.url,
+    tick,
+    async stop() {
+      clearInterval(timer);
+      await api.stop();
+    },
+  };
+}

@@ -1,0 +1,265 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeDataApi, type FakeDataApiOptions } from '../src/fake/fake-data-api.js';
+import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import type { Daemon } from '../src/daemon.js';
+import { NODE_SOURCES } from '../src/sources/index.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
+import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type TestDaemon } from './helpers/daemon.js';
+
+const SELF = FIXTURE_IDS.nodeId;
+const KEY = 'e2e-data-api-key-4b1d9c';
+const DATA_API_SOURCES = ['data_api_validators', 'data_api_node_blocks', 'data_api_blocks'];
+const NET = { network: 'mainnet' };
+const V = { network: 'mainnet', node_id: SELF, subnet: PRIMARY_NETWORK_ID };
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+async function fakeNode(networkId = 1): Promise<FakeNode> {
+  const node = await FakeNode.start({ state: { networkId } });
+  cleanup.push(() => node.stop());
+  return node;
+}
+
+async function fakeDataApi(opts: FakeDataApiOptions = {}): Promise<FakeDataApi> {
+  const api = await FakeDataApi.start({ apiKey: KEY, ...opts });
+  cleanup.push(() => api.stop());
+  return api;
+}
+
+function keyFile(key: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'avax-exporter-key-')), 'data-api.key');
+  writeFileSync(file, `${key}\n`);
+  return file;
+}
+
+/** A daemon polling `node` and the fake Data API every 500 ms, with a limit that never gets in the way. */
+async function daemonFor(node: FakeNode, api: FakeDataApi, dataApi: Record<string, unknown> = {}, raw: Record<string, unknown> = {}): Promise<TestDaemon> {
+  const t = await startTestDaemon({
+    nodes: [{ name: 'fake', url: node.url }],
+    data_api: { url: api.url, key_file: keyFile(KEY), interval: '500ms', rate_limit: 6000, ...dataApi },
+    ...raw,
+  });
+  cleanup.push(() => t.daemon.stop());
+  return t;
+}
+
+function dataApiPoller(daemon: Daemon) {
+  const p = daemon.pollers.find((x) => x.name === 'data_api');
+  if (!p) throw new Error('no Data API poller');
+  return p;
+}
+
+/** Waits until every Data API source has succeeded and the exposition shows it. */
+async function waitDataApiUp(daemon: Daemon, timeoutMs = 10_000): Promise<string> {
+  let text = '';
+  await eventually(async () => {
+    text = await scrape(daemon);
+    return DATA_API_SOURCES.every((source) => valueOf(text, 'avax_source_up', { node: 'data_api', source }) === 1);
+  }, timeoutMs);
+  return text;
+}
+
+/** Waits for `n` more completed Data API rounds and a render after them. */
+async function dataApiRounds(daemon: Daemon, n: number): Promise<void> {
+  const target = dataApiPoller(daemon).completedRounds + n;
+  await eventually(() => dataApiPoller(daemon).completedRounds >= target, 10_000, 20);
+  await daemon.waitForRounds(1);
+}
+
+describe('end to end with the Data API', () => {
+  it('serves the Data API series next to the node series, asking about the node own id on its network, with the key', async () => {
+    const node = await fakeNode();
+    const api = await fakeDataApi();
+    const { daemon, logs } = await daemonFor(node, api);
+    await waitUntilAllUp(daemon);
+    const text = await waitDataApiUp(daemon);
+
+    const status = (s: string, subnet = PRIMARY_NETWORK_ID) => valueOf(text, 'avax_data_api_validator_status', { ...V, subnet, status: s });
+    expect([status('active'), status('pending'), status('completed'), status('removed')]).toEqual([1, 0, 0, 0]);
+    expect(status('removed', FIXTURE_IDS.legacySubnetId)).toBe(1);
+    expect(valueOf(text, 'avax_data_api_validator_uptime_ratio', V)).toBe(0.9987);
+    expect(valueOf(text, 'avax_data_api_validator_stake_avax', V)).toBe(2000);
+    expect(valueOf(text, 'avax_data_api_validator_delegated_avax', V)).toBe(25);
+    expect(valueOf(text, 'avax_data_api_validator_delegation_capacity_avax', V)).toBe(7975);
+    expect(valueOf(text, 'avax_data_api_validator_delegators', V)).toBe(1);
+    expect(valueOf(text, 'avax_data_api_validator_end_timestamp_seconds', V)).toBe(1782936000);
+    expect(valueOf(text, 'avax_data_api_validator_potential_reward_avax', { ...V, kind: 'validation' })).toBe(117.431493426);
+    expect(valueOf(text, 'avax_data_api_validator_potential_reward_avax', { ...V, kind: 'delegation' })).toBe(0.234862987);
+    expect(valueOf(text, 'avax_data_api_validator_reachability_ratio', { ...NET, node_id: SELF })).toBe(1);
+    expect(valueOf(text, 'avax_data_api_validator_benched_requests_ratio', { ...NET, node_id: SELF, chain: 'C' })).toBe(0.004);
+    expect(valueOf(text, 'avax_data_api_validator_version_info', { ...NET, node_id: SELF, version: 'avalanchego/1.14.2' })).toBe(1);
+    const P = { ...NET, node_id: SELF, chain: 'P' };
+    expect(valueOf(text, 'avax_validator_proposed_blocks_total', P)).toBe(0);
+    expect(valueOf(text, 'avax_validator_last_proposed_block_height', P)).toBe(23797322);
+    expect(valueOf(text, 'avax_validator_last_proposed_block_timestamp_seconds', P)).toBe(1766080368);
+    expect(valueOf(text, 'avax_data_api_chain_height', { ...NET, chain: 'P' })).toBe(23797323);
+    expect(valueOf(text, 'avax_data_api_chain_height', { ...NET, chain: 'X' })).toBe(5094088);
+    expect(valueOf(text, 'avax_data_api_chain_block_timestamp_seconds', { ...NET, chain: 'C' })).toBe(1787413231);
+    expect(valueOf(text, 'avax_data_api_rate_limited_total', NET)).toBe(0);
+    expect(valueOf(text, 'avax_source_max_age_seconds', { node: 'data_api', source: 'data_api_blocks' })).toBe(1.5);
+    // The Data API series describe the network, not a polled node.
+    for (const name of ['avax_data_api_validator_status', 'avax_validator_proposed_blocks_total', 'avax_data_api_chain_height']) {
+      expect(seriesOf(text, name).every((s) => !('node' in s.labels) && s.labels['network'] === 'mainnet'), name).toBe(true);
+    }
+    // The node's own series are all still there.
+    for (const source of NODE_SOURCES.map((s) => s.name)) expect(valueOf(text, 'avax_source_up', { node: 'fake', source }), source).toBe(1);
+
+    // Network from the node's id (1), the node's own id, the key on every request.
+    expect(api.calls.length).toBeGreaterThan(0);
+    expect(api.calls.every((c) => c.path.startsWith('/v1/networks/mainnet/') && c.apiKey === KEY)).toBe(true);
+    expect(api.callsTo('validators').every((c) => c.path === `/v1/networks/mainnet/validators/${SELF}`)).toBe(true);
+    expect(logs.withMsg('Data API polling started')).toHaveLength(1);
+    expect(logs.withMsg('Data API polling started')[0]).toMatchObject({ network: 'mainnet', key: 'set' });
+    const landing = await (await fetch(`${daemon.url}/`)).text();
+    expect(landing).toContain('data_api_validators');
+    for (const out of [text, landing, logs.raw.join('\n')]) expect(out).not.toContain(KEY);
+  });
+
+  it('a new proposed block increments the counter by exactly one', async () => {
+    const node = await fakeNode();
+    const api = await fakeDataApi();
+    const { daemon } = await daemonFor(node, api);
+    await waitDataApiUp(daemon);
+    const P = { ...NET, node_id: SELF, chain: 'P' };
+    await dataApiRounds(daemon, 2);
+    expect(valueOf(await scrape(daemon), 'avax_validator_proposed_blocks_total', P)).toBe(0);
+
+    const block = api.addBlock('p-chain', SELF);
+    api.addBlock('p-chain', 'NodeID-Lrn2ZrcnusnEQwVBU8i7spYM1G3V9ZVW9'); // someone else's: not counted
+    await eventually(async () => valueOf(await scrape(daemon), 'avax_validator_proposed_blocks_total', P) === 1, 10_000);
+    await dataApiRounds(daemon, 3);
+    const text = await scrape(daemon);
+    expect(valueOf(text, 'avax_validator_proposed_blocks_total', P)).toBe(1);
+    expect(valueOf(text, 'avax_validator_last_proposed_block_height', P)).toBe(Number(block.blockNumber));
+    expect(valueOf(text, 'avax_validator_last_proposed_block_timestamp_seconds', P)).toBe(block.blockTimestamp);
+    expect(valueOf(text, 'avax_data_api_chain_height', { ...NET, chain: 'P' })).toBe(Number(block.blockNumber) + 1);
+    // Later polls only ask for blocks since the last one seen.
+    expect(api.callsTo('nodeBlocks').at(-1)?.query['startTimestamp']).toBe(String(block.blockTimestamp));
+  });
+
+  it('the Data API going down leaves the node metrics untouched; its series go after their max age and come back', async () => {
+    const node = await fakeNode();
+    const api = await fakeDataApi();
+    const { daemon, logs } = await daemonFor(node, api);
+    await waitDataApiUp(daemon);
+    await api.stop();
+    await eventually(async () => {
+      const t = await scrape(daemon);
+      return DATA_API_SOURCES.every((source) => valueOf(t, 'avax_source_up', { node: 'data_api', source }) === 0);
+    }, 5_000);
+    // Past the max age (3 × 500 ms) the Data API values are dropped; the source self-metrics stay.
+    await eventually(async () => seriesOf(await scrape(daemon), 'avax_data_api_chain_height').length === 0, 8_000);
+    const down = await scrape(daemon);
+    for (const m of ['avax_data_api_validator_status', 'avax_data_api_validator_uptime_ratio', 'avax_validator_proposed_blocks_total']) expect(seriesOf(down, m), m).toEqual([]);
+    expect(valueOf(down, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_blocks', reason: 'connect' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(down, 'avax_source_last_success_timestamp_seconds', { node: 'data_api', source: 'data_api_blocks' })).toBeGreaterThan(0);
+    // The nodes are untouched: every source up, their values current, the exporter ready.
+    for (const source of NODE_SOURCES.map((s) => s.name)) expect(valueOf(down, 'avax_source_up', { node: 'fake', source }), source).toBe(1);
+    expect(valueOf(down, 'avax_chain_height', { node: 'fake', chain: 'P' })).toBe(Number(node.state.heights.P));
+    expect(valueOf(down, 'avax_node_healthy', { node: 'fake' })).toBe(1);
+    expect(valueOf(down, 'avax_exporter_ready')).toBe(1);
+    expect((await fetch(`${daemon.url}/-/ready`)).status).toBe(200);
+    expect(logs.withMsg('source down').filter((l) => l['node'] === 'data_api')).toHaveLength(3);
+    expect(logs.withMsg('source down').filter((l) => l['node'] === 'fake')).toEqual([]);
+
+    await api.restart();
+    const back = await waitDataApiUp(daemon);
+    expect(valueOf(back, 'avax_data_api_chain_height', { ...NET, chain: 'P' })).toBe(23797323);
+    expect(logs.withMsg('source up').filter((l) => l['node'] === 'data_api')).toHaveLength(3);
+  });
+
+  it('a 429 is counted, the source is down as rate_limited, and the service is left alone for as long as it asked', async () => {
+    const node = await fakeNode();
+    const api = await fakeDataApi();
+    const { daemon } = await daemonFor(node, api);
+    await waitDataApiUp(daemon);
+    const before = api.calls.length;
+    api.setFault('blocks', { kind: 'rate-limit', retryAfter: '3', times: 1 });
+    await eventually(async () => valueOf(await scrape(daemon), 'avax_data_api_rate_limited_total', NET) === 1, 8_000);
+    // The first blocks request after the fault was set got the 429.
+    const at429 = api.calls.slice(before).find((c) => c.route === 'blocks')?.at ?? 0;
+    await dataApiRounds(daemon, 3);
+    const text = await scrape(daemon);
+    expect(valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_blocks' })).toBe(0);
+    expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_blocks', reason: 'rate_limited' })).toBeGreaterThanOrEqual(1);
+    // Requests already in flight with the 429 may finish; after that, nothing until Retry-After has passed.
+    expect(api.calls.filter((c) => c.at > at429 + 300 && c.at < at429 + 2_900)).toEqual([]);
+    // Then polling resumes by itself.
+    await waitDataApiUp(daemon, 10_000);
+    expect(valueOf(await scrape(daemon), 'avax_data_api_rate_limited_total', NET)).toBe(1);
+  });
+
+  it('a failing Data API poll logs the service error, never the key', async () => {
+    const node = await fakeNode();
+    const api = await fakeDataApi({ apiKey: 'the-key-the-service-expects' });
+    const { daemon, logs } = await daemonFor(node, api);
+    await eventually(() => logs.withMsg('source down').filter((l) => l['node'] === 'data_api').length === 3, 8_000);
+    const line = logs.withMsg('source down').find((l) => l['source'] === 'data_api_validators');
+    expect(line).toMatchObject({ reason: 'http_status' });
+    expect(String(line?.['err'])).toContain('HTTP 401 Unauthorized: Invalid API key');
+    expect(api.calls.every((c) => c.apiKey === KEY)).toBe(true); // it was sent...
+    const landing = await (await fetch(`${daemon.url}/`)).text();
+    for (const out of [logs.raw.join('\n'), await scrape(daemon), landing]) expect(out).not.toContain(KEY); // ...and shown nowhere
+  });
+
+  it('the network comes from the nodes: fuji for network id 5, none for a network the Data API does not serve', async () => {
+    const fuji = await fakeNode(5);
+    const api = await fakeDataApi({ state: { network: 'fuji' } });
+    const { daemon } = await daemonFor(fuji, api);
+    const text = await waitDataApiUp(daemon);
+    expect(api.calls.every((c) => c.path.startsWith('/v1/networks/fuji/'))).toBe(true);
+    expect(valueOf(text, 'avax_data_api_validator_status', { ...V, network: 'fuji', status: 'active' })).toBe(1);
+
+    const local = await fakeNode(12345);
+    const unserved = await fakeDataApi();
+    const t = await daemonFor(local, unserved);
+    await waitUntilAllUp(t.daemon);
+    await t.daemon.waitForRounds(2);
+    expect(unserved.calls).toEqual([]);
+    expect(t.daemon.store.all().filter((s) => s.node === 'data_api')).toEqual([]);
+    const warn = t.logs.lines.filter((l) => l['node'] === 'data_api' && l['level'] === 40);
+    expect(warn).toHaveLength(1);
+    expect(String(warn[0]?.['msg'])).toMatch(/network id 12345, which the Data API does not serve/);
+    expect(valueOf(await scrape(t.daemon), 'avax_source_up', { node: 'fake', source: 'info' })).toBe(1);
+  });
+
+  it('a configured network wins, and --data-api.enabled=false polls nothing', async () => {
+    const node = await fakeNode();
+    const api = await fakeDataApi({ state: { network: 'fuji' } });
+    const { daemon } = await daemonFor(node, api, { network: 'testnet' });
+    await waitDataApiUp(daemon);
+    expect(api.calls.every((c) => c.path.startsWith('/v1/networks/testnet/'))).toBe(true);
+    // The node is on mainnet: its own id is not a fuji validator, so only the chains are asked about.
+    expect(api.callsTo('validators')).toEqual([]);
+
+    const off = await fakeDataApi();
+    const t = await daemonFor(node, off, { enabled: false });
+    await waitUntilAllUp(t.daemon);
+    await t.daemon.waitForRounds(2);
+    expect(off.calls).toEqual([]);
+    expect(t.daemon.pollers.map((p) => p.name)).toEqual(['fake']);
+  });
+
+  it('promtool check metrics accepts the exposition with the Data API series', async () => {
+    const node = await fakeNode();
+    const api = await fakeDataApi();
+    const { daemon } = await daemonFor(node, api);
+    await waitDataApiUp(daemon);
+    api.addBlock('p-chain', SELF);
+    await eventually(async () => valueOf(await scrape(daemon), 'avax_validator_proposed_blocks_total', { ...NET, node_id: SELF, chain: 'P' }) === 1, 8_000);
+    const text = await scrape(daemon);
+    expect(seriesOf(text, 'avax_data_api_validator_status').length).toBeGreaterThan(0);
+    const file = join(mkdtempSync(join(tmpdir(), 'avax-exporter-')), 'metrics.txt');
+    writeFileSync(file, text);
+    const out = execFileSync('sh', ['-c', `promtool check metrics < "${file}"`], { encoding: 'utf8' });
+    expect(out.trim()).toBe('');
+  });
+});
