@@ -1,0 +1,441 @@
+/**
+ * The dashboards and alert rules against a real Prometheus: a fake AvalancheGo
+ * node, the exporter polling it, and Debian's `prometheus` (2.42) scraping the
+ * exporter every second and evaluating a copy of alerts/avax-exporter.rules.yml
+ * whose `for:` durations are shortened (expressions, labels and annotations
+ * untouched). Through Prometheus's HTTP API: the target is up, every rule
+ * evaluates without error, every template variable and dashboard query returns
+ * data with the variables set to the fake node's values, and a failing health
+ * check, a low uptime and a disconnected validator each raise their alert,
+ * which clears when the fault goes away.
+ *
+ * Needs the prometheus binary (Debian: `apt-get install prometheus`, which
+ * .ci/run does); set PROMETHEUS to use another one. Without it the test fails.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeNode } from '../src/fake/fake-node.js';
+import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import {
+  ALERTS_DIR,
+  dashboardQueries,
+  loadDashboards,
+  metricNamesOf,
+  parseVariableQuery,
+  substituteVariables,
+  variableQueryText,
+  type QueryRef,
+} from './helpers/promql-contract.js';
+
+const PROMETHEUS = process.env['PROMETHEUS'] ?? 'prometheus';
+const RULES_FILE = join(ALERTS_DIR, 'avax-exporter.rules.yml');
+const JOB = 'avax-exporter';
+const NODE = 'fake';
+const SELF = FIXTURE_IDS.nodeId;
+/** `for:` of every alert in the rules copy. */
+const SHORT_FOR = '2s';
+/** Deadline of one wait (data to appear, an alert to rise or clear). Generous: CI runs the suite in parallel on 2 cores. */
+const WAIT_MS = 25_000;
+
+/** What each template variable is set to: the fake node's values. Every query variable of the dashboards must be listed. */
+const VARIABLE_VALUES: Record<string, string> = { job: JOB, node: NODE, node_id: SELF };
+/** Grafana's built-in variables, sized for a 1 s scrape interval (rate windows hold several samples). */
+const GRAFANA_BUILTINS: Record<string, string> = { __rate_interval: '10s', __interval: '2s', __interval_ms: '2000', __range: '5m', __range_s: '300', __range_ms: '300000' };
+
+/**
+ * Queries that cannot return data in this setup, with the reason.
+ *
+ * 1. Data API metrics: this test configures no Avalanche Data API (the fake is
+ *    an AvalancheGo node), so a query that selects one of these has no data.
+ */
+const DATA_API_ONLY = (metric: string) => metric.startsWith('avax_data_api_') || metric === 'avax_validator_proposed_blocks_total' || metric.startsWith('avax_validator_last_proposed_block_');
+/**
+ * 2. Panels that only have data while a health check fails: checked during the
+ *    failing-health-check fault below instead of at rest.
+ */
+const WHILE_CHECK_FAILS = [{ dashboard: 'avax-fleet-overview', panelId: 15, title: 'Failing health checks', refIds: ['A', 'B'] }];
+
+const isWhileCheckFails = (q: QueryRef) => WHILE_CHECK_FAILS.some((e) => q.panel?.dashboard === e.dashboard && q.panel.id === e.panelId && e.refIds.includes(q.panel.refId));
+
+// ------------------------------------------------------------- processes
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((ok, fail) => srv.once('error', fail).listen(0, '127.0.0.1', ok));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((ok) => srv.close(() => ok()));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns a value other than undefined, or throws with `what` and the last error. */
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = WAIT_MS, stepMs = 250): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await sleep(stepMs);
+  }
+}
+
+interface Prometheus {
+  url: string;
+  child: ChildProcess;
+  log: () => string;
+}
+
+function checkPrometheusInstalled(): string {
+  const r = spawnSync(PROMETHEUS, ['--version'], { encoding: 'utf8', timeout: 20_000 });
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `cannot run the Prometheus server "${PROMETHEUS}" (${r.error?.message ?? r.stderr}). ` +
+        "This test needs a real Prometheus: install Debian's prometheus package (apt-get install prometheus; .ci/run does) or set PROMETHEUS=/path/to/prometheus.",
+    );
+  return (r.stdout || r.stderr).split('\n')[0] ?? '';
+}
+
+async function startPrometheus(dir: string, configFile: string): Promise<Prometheus> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    let log = '';
+    const child = spawn(
+      PROMETHEUS,
+      [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const append = (d: Buffer) => {
+      log = (log + d.toString()).slice(-20_000);
+    };
+    child.stdout?.on('data', append);
+    child.stderr?.on('data', append);
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitFor('Prometheus to be ready', async () => {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`prometheus exited (${child.exitCode ?? child.signalCode}): ${log}`);
+        const res = await fetch(`${url}/-/ready`);
+        return res.status === 200 ? true : undefined;
+      });
+      return { url, child, log: () => log };
+    } catch (err) {
+      await stopProcess(child);
+      // Another process may have taken the port between the probe and the start.
+      if (attempt < 3 && /address already in use/.test(log)) continue;
+      throw err;
+    }
+  }
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ----------------------------------------------------------- Prometheus API
+
+interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+interface Alert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  state: 'pending' | 'firing';
+  value: string;
+}
+
+let prom: Prometheus | undefined;
+
+async function api<T>(path: string, params: Record<string, string | string[]> = {}): Promise<T> {
+  if (!prom) throw new Error('Prometheus is not running');
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) for (const x of Array.isArray(v) ? v : [v]) qs.append(k, x);
+  const res = await fetch(`${prom.url}/api/v1/${path}?${qs.toString()}`);
+  const body = (await res.json()) as { status: string; data: T; errorType?: string; error?: string };
+  if (body.status !== 'success') throw new Error(`${path} ${JSON.stringify(params)}: ${body.errorType ?? res.status}: ${body.error ?? ''}`);
+  return body.data;
+}
+
+/** Instant query; returns the number of series (1 for a scalar or string) and the samples. */
+async function query(expr: string): Promise<{ count: number; samples: Sample[] }> {
+  const data = await api<{ resultType: string; result: unknown }>('query', { query: expr });
+  if (data.resultType === 'vector' || data.resultType === 'matrix') {
+    const samples = data.result as Sample[];
+    return { count: samples.length, samples };
+  }
+  return { count: 1, samples: [] };
+}
+
+async function activeAlerts(name: string, labels: Record<string, string> = {}): Promise<Alert[]> {
+  const { alerts } = await api<{ alerts: Alert[] }>('alerts');
+  return alerts.filter((a) => a.labels['alertname'] === name && Object.entries(labels).every(([k, v]) => a.labels[k] === v));
+}
+
+/** Waits until the alert (with these labels) is pending or firing; returns its instances. */
+async function waitForAlert(name: string, labels: Record<string, string> = {}): Promise<Alert[]> {
+  return waitFor(`alert ${name} ${JSON.stringify(labels)} to be pending or firing`, async () => {
+    const found = await activeAlerts(name, labels);
+    return found.length > 0 ? found : undefined;
+  });
+}
+
+async function waitForAlertToClear(name: string, labels: Record<string, string> = {}): Promise<void> {
+  await waitFor(`alert ${name} ${JSON.stringify(labels)} to clear`, async () => ((await activeAlerts(name, labels)).length === 0 ? true : undefined));
+}
+
+/** Template expansion problems show up in the rendered text. */
+function expectWellRendered(alert: Alert): void {
+  for (const [k, v] of Object.entries(alert.annotations)) {
+    expect(v, `${alert.labels['alertname']} ${k}`).not.toMatch(/error expanding template|error executing template|<no value>|%!/);
+  }
+}
+
+// --------------------------------------------------------------------- setup
+
+const dashboards = loadDashboards();
+let node: FakeNode | undefined;
+let exporter: TestDaemon | undefined;
+let dir = '';
+
+/** The copy of the rules with every `for:` shortened; checks that nothing else changed. */
+function shortenedRules(): string {
+  const original = readFileSync(RULES_FILE, 'utf8');
+  const copy = original.replace(/^(\s*for:\s*)\S+[ \t]*$/gm, `$1${SHORT_FOR}`);
+  type Rules = { groups: { rules: Record<string, unknown>[] }[] };
+  const a = parseYaml(original) as Rules;
+  const b = parseYaml(copy) as Rules;
+  const strip = (r: Rules) => r.groups.map((g) => ({ ...g, rules: g.rules.map(({ for: _f, ...rest }) => rest) }));
+  expect(strip(b)).toEqual(strip(a));
+  const fors = b.groups.flatMap((g) => g.rules.filter((r) => 'for' in r).map((r) => r['for']));
+  expect(fors.length).toBeGreaterThan(0);
+  expect(new Set(fors)).toEqual(new Set([SHORT_FOR]));
+  return copy;
+}
+
+const processExitGuard = () => prom?.child.kill('SIGKILL');
+
+/** Set when the setup failed: every test then fails with it (rather than being reported as skipped). */
+let setupError: Error | undefined;
+function setUp(): void {
+  if (setupError) throw setupError;
+}
+
+beforeAll(async () => {
+  try {
+    await start();
+  } catch (err) {
+    setupError = err as Error;
+  }
+}, 60_000);
+
+async function start(): Promise<void> {
+  checkPrometheusInstalled();
+  dir = mkdtempSync(join(tmpdir(), 'avax-exporter-prometheus-'));
+
+  node = await FakeNode.start();
+  // A scheduled network upgrade, so the upgrade panels have one to show.
+  node.state.upgrades.heliconTime = new Date(Date.now() + 3 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  exporter = await startTestDaemon({
+    nodes: [{ name: NODE, url: node.url, watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } }],
+    // Longer than the helper's default: the suite runs in parallel on a busy machine.
+    poll: { interval: '1s', timeout: '900ms', max_age: '10s' },
+  });
+
+  writeFileSync(join(dir, 'avax-exporter.rules.yml'), shortenedRules());
+  const config = {
+    global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+    rule_files: [join(dir, 'avax-exporter.rules.yml')],
+    scrape_configs: [{ job_name: JOB, static_configs: [{ targets: [new URL(exporter.daemon.url).host] }] }],
+  };
+  const configFile = join(dir, 'prometheus.yml');
+  writeFileSync(configFile, JSON.stringify(config, null, 2)); // JSON is YAML
+  process.once('exit', processExitGuard);
+  prom = await startPrometheus(dir, configFile);
+}
+
+afterAll(async () => {
+  const child = prom?.child;
+  if (child) await stopProcess(child);
+  process.off('exit', processExitGuard);
+  await exporter?.daemon.stop();
+  await node?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (child?.pid) expect(() => process.kill(child.pid as number, 0), 'prometheus is still running').toThrow();
+}, 30_000);
+
+// --------------------------------------------------------------------- tests
+
+describe('a real Prometheus with the rules, scraping the exporter', { timeout: 60_000 }, () => {
+  it('scrapes the exporter: the target is up', async () => {
+    setUp();
+    type Target = { labels: Record<string, string>; health: string; lastError: string; scrapeUrl: string };
+    const target = await waitFor('the avax-exporter target to be up', async () => {
+      const { activeTargets } = await api<{ activeTargets: Target[] }>('targets', { state: 'active' });
+      return activeTargets.find((t) => t.labels['job'] === JOB && t.health === 'up');
+    });
+    expect(target.scrapeUrl).toBe(`${exporter?.daemon.url}/metrics`);
+    expect(target.lastError).toBe('');
+    await waitFor('avax_exporter_ready 1', async () => ((await query('avax_exporter_ready == 1')).count === 1 ? true : undefined));
+  });
+
+  it('evaluates every rule without error', async () => {
+    setUp();
+    type RuleState = { name: string; health: string; lastError?: string };
+    const rules = await waitFor('every rule to be evaluated', async () => {
+      const { groups } = await api<{ groups: { name: string; rules: RuleState[] }[] }>('rules');
+      const all = groups.flatMap((g) => g.rules.map((r) => ({ ...r, group: g.name })));
+      return all.length > 0 && all.every((r) => r.health !== 'unknown') ? all : undefined;
+    });
+    const bad = rules.filter((r) => r.health !== 'ok').map((r) => `${r.group}/${r.name}: ${r.lastError ?? r.health}`);
+    expect(bad).toEqual([]);
+    const names = new Set(rules.map((r) => r.name));
+    for (const a of ['AvaxNodeHealthCheckFailing', 'AvaxNodeUnhealthy', 'AvaxValidatorUptimeLow', 'AvaxValidatorNotConnected']) expect(names).toContain(a);
+    // The exporter is scraped under a job the exporter-down alerts watch. (With `for:` shortened,
+    // AvaxExporterAbsent may have fired in the seconds before the first scrape; it must clear.)
+    await waitForAlertToClear('AvaxExporterAbsent');
+    expect(await activeAlerts('AvaxExporterDown')).toEqual([]);
+  });
+
+  it("template variables list the fake node's values", async () => {
+    setUp();
+    const seen = new Set<string>();
+    for (const { name, dashboard } of dashboards)
+      for (const v of (dashboard.templating?.list ?? []).filter((x) => x.type === 'query')) {
+        const text = variableQueryText(v) ?? '';
+        const want = VARIABLE_VALUES[v.name];
+        expect(want, `${name}: no fake value for variable $${v.name}: add it to VARIABLE_VALUES`).toBeDefined();
+        const q = parseVariableQuery(text);
+        expect(q.kind, `${name} $${v.name}`).toBe('label_values');
+        if (q.kind !== 'label_values') continue;
+        const match = q.selector ? [substituteVariables(q.selector, { ...GRAFANA_BUILTINS, ...VARIABLE_VALUES }).expr] : [];
+        const values = await waitFor(`${name} $${v.name} (${text}) to list ${want}`, async () => {
+          const got = await api<string[]>(`label/${encodeURIComponent(q.label)}/values`, match.length ? { 'match[]': match } : {});
+          return want !== undefined && got.includes(want) ? got : undefined;
+        });
+        expect(values).toContain(want);
+        seen.add(v.name);
+      }
+    expect([...seen].sort()).toEqual(Object.keys(VARIABLE_VALUES).sort());
+  });
+
+  it('every dashboard query returns data (exceptions listed above)', async () => {
+    setUp();
+    const all = dashboards.flatMap(dashboardQueries).filter((q) => q.kind !== 'variable');
+    // The exceptions must still name real panels.
+    for (const e of WHILE_CHECK_FAILS) {
+      const panelQueries = all.filter((q) => q.panel?.dashboard === e.dashboard && q.panel.id === e.panelId);
+      expect(panelQueries.map((q) => q.panel?.title)).toEqual(e.refIds.map(() => e.title));
+    }
+    const values = { ...GRAFANA_BUILTINS, ...VARIABLE_VALUES };
+    const dataApi = all.filter((q) => metricNamesOf(substituteVariables(q.expr, values).expr).some(DATA_API_ONLY));
+    const pending = new Map(all.filter((q) => !dataApi.includes(q) && !isWhileCheckFails(q)).map((q) => [q.where, substituteVariables(q.expr, values)]));
+    for (const [where, s] of pending) expect(s.unknown, where).toEqual([]);
+    expect(pending.size).toBeGreaterThan(50);
+    expect(dataApi.length, 'the Data API exception must stay the minority').toBeLessThan(all.length / 3);
+    const errors = new Map<string, string>();
+    const end = Date.now() + WAIT_MS;
+    while (pending.size > 0 && Date.now() < end) {
+      await Promise.all(
+        [...pending].map(async ([where, s]) => {
+          try {
+            if ((await query(s.expr)).count > 0) pending.delete(where);
+            errors.delete(where);
+          } catch (err) {
+            errors.set(where, (err as Error).message);
+          }
+        }),
+      );
+      if (pending.size > 0) await sleep(500);
+    }
+    const empty = [...pending].map(([where, s]) => `${where}: ${errors.get(where) ?? 'no data'}\n    ${s.expr}`);
+    expect(empty, `queries without data:\n${empty.join('\n')}`).toEqual([]);
+  });
+
+  it('a failing health check raises AvaxNodeHealthCheckFailing and AvaxNodeUnhealthy, which clear when it passes', async () => {
+    setUp();
+    if (!node) throw new Error('no fake node');
+    const check = { node: NODE, check: 'network' };
+    expect(await activeAlerts('AvaxNodeHealthCheckFailing', check)).toEqual([]);
+    expect(await activeAlerts('AvaxNodeUnhealthy', { node: NODE })).toEqual([]);
+    node.failCheck('network', 'not connected to enough stake');
+    try {
+      const [failing] = await waitForAlert('AvaxNodeHealthCheckFailing', { ...check, severity: 'warning' });
+      const [unhealthy] = await waitForAlert('AvaxNodeUnhealthy', { node: NODE, severity: 'critical' });
+      expect(Number(failing?.value)).toBe(0);
+      // The description's `query` found the contiguous failures.
+      const rendered = await waitFor('the failure count in the description', async () => {
+        const [a] = await activeAlerts('AvaxNodeHealthCheckFailing', check);
+        return a && !a.annotations['description']?.includes('an unknown number of') ? a : undefined;
+      });
+      expect(rendered.annotations['description']).toMatch(/\(\d+\s+contiguous failures\)/);
+      for (const a of [rendered, unhealthy]) if (a) expectWellRendered(a);
+
+      // The panels that only have data while a check fails.
+      const values = { ...GRAFANA_BUILTINS, ...VARIABLE_VALUES };
+      for (const q of dashboards.flatMap(dashboardQueries).filter(isWhileCheckFails)) {
+        const expr = substituteVariables(q.expr, values).expr;
+        await waitFor(`${q.where} to return data`, async () => ((await query(expr)).count > 0 ? true : undefined));
+      }
+    } finally {
+      node.passCheck('network');
+    }
+    await waitForAlertToClear('AvaxNodeHealthCheckFailing', check);
+    await waitForAlertToClear('AvaxNodeUnhealthy', { node: NODE });
+  });
+
+  it("a watched validator's uptime at 70 % raises AvaxValidatorUptimeLow (warning and critical), which clears on recovery", async () => {
+    setUp();
+    const self = node?.state.primaryValidators.find((v) => v.nodeId === SELF);
+    if (!self) throw new Error('fixture world has no self validator');
+    const labels = { node_id: SELF, subnet: PRIMARY_NETWORK_ID };
+    expect(await activeAlerts('AvaxValidatorUptimeLow', labels)).toEqual([]);
+    const before = self.uptime;
+    expect(before / 100).toBeGreaterThan(0.85);
+    self.uptime = 70;
+    try {
+      const [critical] = await waitForAlert('AvaxValidatorUptimeLow', { ...labels, severity: 'critical' });
+      const [warning] = await waitForAlert('AvaxValidatorUptimeLow', { ...labels, severity: 'warning' });
+      expect(Number(critical?.value)).toBeCloseTo(0.7, 6);
+      for (const a of [critical, warning]) if (a) expectWellRendered(a);
+      expect(critical?.annotations['summary']).toBe(`Validator ${SELF} uptime is 70%`);
+      expect(critical?.annotations['description']).toContain('reward threshold of 80%');
+    } finally {
+      self.uptime = before;
+    }
+    await waitForAlertToClear('AvaxValidatorUptimeLow', labels);
+  });
+
+  it('a watched validator disconnected raises AvaxValidatorNotConnected, which clears on reconnect', async () => {
+    setUp();
+    const self = node?.state.primaryValidators.find((v) => v.nodeId === SELF);
+    if (!self) throw new Error('fixture world has no self validator');
+    const labels = { node_id: SELF, subnet: PRIMARY_NETWORK_ID };
+    expect(await activeAlerts('AvaxValidatorNotConnected', labels)).toEqual([]);
+    self.connected = false;
+    try {
+      const [alert] = await waitForAlert('AvaxValidatorNotConnected', { ...labels, severity: 'critical' });
+      if (alert) expectWellRendered(alert);
+      expect(alert?.annotations['summary']).toBe(`Validator ${SELF} is not connected`);
+    } finally {
+      self.connected = true;
+    }
+    await waitForAlertToClear('AvaxValidatorNotConnected', labels);
+  });
+});
