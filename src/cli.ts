@@ -5,6 +5,7 @@ import { DEFAULT_DATA_API_URL } from './data-api/client.js';
 import { formatDuration } from './config/duration.js';
 import { createLogger } from './log.js';
 import { startDaemon } from './daemon.js';
+import { WebConfigError, loadWebConfig } from './server/web-config.js';
 
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 5_000;
@@ -49,12 +50,29 @@ async function main(argv: string[]): Promise<number> {
   }
   if (wantsHelp(argv)) return 0;
   const { config, checkOnly } = loaded;
+  if (config.web.configFile) {
+    try {
+      loadWebConfig(config.web.configFile);
+    } catch (err) {
+      if (err instanceof WebConfigError) {
+        process.stderr.write(`avax-exporter: ${config.web.configFile}: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
+    }
+  }
   if (checkOnly) {
     process.stdout.write(`configuration OK\n---\n${describeConfig(config)}`);
     return 0;
   }
   const logger = createLogger({ ...config.log, secretHeaders: [config.dataApi.keyHeader] });
-  const daemon = await startDaemon(config, { logger });
+  // Keep the process up whatever a stray promise does: an upstream failure must never crash the exporter.
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
+  const daemon = await startDaemon(config, { logger, reloadConfig: () => loadConfig(argv).config });
+  process.on('SIGHUP', () => {
+    logger.info({ signal: 'SIGHUP' }, 'reloading configuration');
+    void daemon.reload();
+  });
   return new Promise<number>((resolve) => {
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'shutting down');

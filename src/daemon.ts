@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Config, NodeConfig } from './config/load.js';
-import { redactUrl } from './config/load.js';
+import { DEFAULT_MAX_VALIDATORS, redactConfig, redactUrl } from './config/load.js';
 import type { Logger } from './log.js';
 import { HttpTransport } from './http/transport.js';
 import { StateStore, type StateTransition } from './state/store.js';
@@ -36,8 +36,10 @@ export interface Daemon {
   readonly url: string;
   readonly port: number;
   readonly store: StateStore;
-  /** Node pollers first, in config order, then any other poller. */
+  /** Node pollers first, in config order, then any other poller (changes on reload). */
   readonly pollers: readonly PollerHandle[];
+  /** Re-reads the configuration and applies it; a bad one is rejected and the running one kept. */
+  reload(): Promise<{ ok: boolean; message: string }>;
   /** The exposition currently served. */
   exposition(): Exposition;
   /** True once every node has completed a poll round. */
@@ -63,7 +65,23 @@ export interface DaemonOptions {
   maxResponseBytes?: number;
   /** Start the poll timers (default). Off, rounds run only through `pollNow` (soak runs and benchmarks drive time themselves). */
   autoStart?: boolean;
+  /** Reads the configuration again (flags, environment, file) for a reload; without it, reloads fail. */
+  reloadConfig?: () => Config;
 }
+
+/** Settings a reload cannot change: they shape the process or its listening socket. */
+function restartOnlyChanges(a: Config, b: Config): string[] {
+  const out: string[] = [];
+  if (a.web.listenAddress !== b.web.listenAddress) out.push('web.listen_address');
+  if (a.web.telemetryPath !== b.web.telemetryPath) out.push('web.telemetry_path');
+  if (a.web.configFile !== b.web.configFile) out.push('web.config_file');
+  if (a.web.enableLifecycle !== b.web.enableLifecycle) out.push('web.enable_lifecycle');
+  if (a.log.format !== b.log.format) out.push('log.format');
+  if (a.demo !== b.demo) out.push('demo');
+  return out;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function logTransition(logger: Logger, t: StateTransition): void {
   const fields = { node: t.node, source: t.source, ...(t.reason ? { reason: t.reason } : {}), ...(t.detail ?? {}) };
@@ -86,29 +104,34 @@ function logTransition(logger: Logger, t: StateTransition): void {
     case 'validator_connected':
       logger.info(fields, 'validator connected');
       break;
+    case 'validators_capped':
+      logger.warn(fields, 'validator set larger than --watch.max-validators: the rest are not exported');
+      break;
   }
 }
 
 /** Starts the exporter: demo node (if asked), pollers, renderer, HTTP server. */
-export async function startDaemon(config: Config, opts: DaemonOptions): Promise<Daemon> {
+export async function startDaemon(initialConfig: Config, opts: DaemonOptions): Promise<Daemon> {
   const { logger } = opts;
+  let config = initialConfig;
   const sources = opts.sources ?? NODE_SOURCES;
   // Collectors by source name; the Data API's only read values, so their poll context does not matter here.
   const sourceByName = new Map<string, SourceDef<unknown>>(sources.map((s) => [s.name, s]));
-  if (config.dataApi.enabled) for (const s of DATA_API_SOURCES) sourceByName.set(s.name, s as unknown as SourceDef<unknown>);
+  // Registered whether or not the Data API is on, so a reload can turn it on.
+  for (const s of DATA_API_SOURCES) sourceByName.set(s.name, s as unknown as SourceDef<unknown>);
   const store = new StateStore();
   const transport = new HttpTransport({ maxResponseBytes: opts.maxResponseBytes });
   const renderer = new ExpositionRenderer();
   const processMetrics = new ProcessMetrics();
   await processMetrics.refresh();
 
-  const nodes: NodeConfig[] = [...config.nodes];
+  let demoNode: NodeConfig | undefined;
   let demo: Awaited<ReturnType<typeof startDemoNode>> | undefined;
   if (config.demo) {
     demo = await startDemoNode();
     // Watch the simulated L1 too, so the demo shows L1 validators and their fee balance.
     const subnetIds = Object.keys(demo.node.state.subnets).filter((id) => demo?.node.state.subnets[id]?.l1);
-    nodes.push({ name: 'demo', url: demo.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds } });
+    demoNode = { name: 'demo', url: demo.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds, maxValidators: DEFAULT_MAX_VALIDATORS } };
     logger.info({ url: demo.url }, 'demo node started');
   }
   let demoDataApi: Awaited<ReturnType<typeof startDemoDataApi>> | undefined;
@@ -116,9 +139,13 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     demoDataApi = await startDemoDataApi(demo);
     logger.info({ url: demoDataApi.url }, 'demo Data API started');
   }
-  const dataApiUrl = config.dataApi.url ?? demoDataApi?.url ?? DEFAULT_DATA_API_URL;
+  const nodesOf = (c: Config): NodeConfig[] => [...c.nodes, ...(demoNode ? [demoNode] : [])];
+  let nodes = nodesOf(config);
+  const dataApiUrlOf = (c: Config) => c.dataApi.url ?? demoDataApi?.url ?? DEFAULT_DATA_API_URL;
+  let dataApiUrl = dataApiUrlOf(config);
   // The Data API polls less often than the nodes; its series keep their own max age.
   const maxAgeByNode = new Map([[DATA_API_POLLER_NAME, config.dataApi.maxAgeMs]]);
+  let reloadState = { ok: true, successMs: Date.now() };
 
   let exposition: Exposition;
   let rendering: Promise<void> | undefined;
@@ -132,8 +159,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   let servedReady = false;
   const isReady = () => servedReady;
 
-  let lastRender = { nowMs: 0, ready: false };
-  const samplesAt = (nowMs: number, ready: boolean) =>
+  let lastRender = { nowMs: 0, ready: false, prevSeries: 0 };
+  const samplesAt = (nowMs: number, ready: boolean, prevSeries: number) =>
     assembleSamples({
       states: store.all(),
       sources: sourceByName,
@@ -142,14 +169,21 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
       maxAgeByNode,
       build: BUILD,
       ready,
-      extra: dataApi?.network ? collectDataApiStats(dataApi.network, dataApi.client.stats) : [],
+      extra: [
+        ...(dataApi?.network ? collectDataApiStats(dataApi.network, dataApi.client.stats) : []),
+        { name: 'avax_exporter_series', labels: {}, value: prevSeries },
+        { name: 'avax_exporter_config_last_reload_successful', labels: {}, value: reloadState.ok ? 1 : 0 },
+        { name: 'avax_exporter_config_last_reload_success_timestamp_seconds', labels: {}, value: reloadState.successMs / 1000 },
+      ],
     });
   const renderNow = async () => {
     const nowMs = Date.now();
     const ready = roundsDone();
     store.expire(nowMs, config.poll.maxAgeMs, maxAgeByNode);
-    exposition = await renderer.render(samplesAt(nowMs, ready));
-    lastRender = { nowMs, ready };
+    // The series count of the exposition being replaced: the new one's is only known once it is rendered.
+    const prevSeries = exposition?.series ?? 0;
+    exposition = await renderer.render(samplesAt(nowMs, ready, prevSeries));
+    lastRender = { nowMs, ready, prevSeries };
     servedReady = ready;
     if (renderer.rejected > 0) logger.error({ rejected: renderer.rejected }, 'samples did not match their metric definitions');
     renders++;
@@ -205,37 +239,130 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     requestRender();
   };
 
-  const nodePollers: NodePoller[] = nodes.map(
-    (node) =>
-      new NodePoller(node, {
-        intervalMs: config.poll.intervalMs,
-        timeoutMs: config.poll.timeoutMs,
-        jitter: opts.jitter,
-        sources,
-        identitySource: IDENTITY_SOURCE,
-        transport,
-        store,
-        onRound,
-      }),
-  );
+  const makeNodePoller = (node: NodeConfig) =>
+    new NodePoller(node, {
+      intervalMs: config.poll.intervalMs,
+      timeoutMs: config.poll.timeoutMs,
+      jitter: opts.jitter,
+      sources,
+      identitySource: IDENTITY_SOURCE,
+      transport,
+      store,
+      onRound,
+    });
+  const makeDataApi = () =>
+    config.dataApi.enabled
+      ? new DataApiPoller({
+          config: config.dataApi,
+          baseUrl: dataApiUrl,
+          transport,
+          store,
+          nodes: nodePollers,
+          jitter: opts.jitter,
+          userAgent: `avax-exporter/${BUILD.version}`,
+          onRound,
+        })
+      : undefined;
+  let nodePollers: NodePoller[] = nodes.map(makeNodePoller);
   let dataApiAnnounced = false;
-  const dataApi = config.dataApi.enabled
-    ? new DataApiPoller({
-        config: config.dataApi,
-        baseUrl: dataApiUrl,
-        transport,
-        store,
-        nodes: nodePollers,
-        jitter: opts.jitter,
-        userAgent: `avax-exporter/${BUILD.version}`,
-        onRound,
-      })
-    : undefined;
-  const pollers: PollerHandle[] = [...nodePollers, ...(dataApi ? [dataApi] : [])];
+  let dataApi = makeDataApi();
+  let pollers: PollerHandle[] = [...nodePollers, ...(dataApi ? [dataApi] : [])];
   await renderNow();
 
+  /**
+   * Applies a new configuration. Nodes whose settings did not change keep
+   * their poller (and what it learned); new or changed nodes get a new one;
+   * removed nodes are stopped and their series forgotten. Series are kept by
+   * node name in the store, so a changed node loses no data either.
+   */
+  const applyConfig = async (next: Config): Promise<string> => {
+    const prevConfig = config;
+    const nextNodes = nodesOf(next);
+    const pollSame = same(prevConfig.poll, next.poll);
+    const byName = new Map(nodePollers.map((p) => [p.node.name, p]));
+    config = next;
+    const kept = new Map<string, NodePoller>();
+    const toStop: PollerHandle[] = [];
+    for (const n of nextNodes) {
+      const old = byName.get(n.name);
+      if (old && pollSame && same(old.node, n)) kept.set(n.name, old);
+      else if (old) toStop.push(old);
+    }
+    const removed = [...byName.keys()].filter((name) => !nextNodes.some((n) => n.name === name));
+    for (const name of removed) toStop.push(byName.get(name) as NodePoller);
+    const dataApiSame = same(prevConfig.dataApi, next.dataApi) && toStop.length === 0 && nextNodes.length === nodePollers.length;
+    if (dataApi && !dataApiSame) toStop.push(dataApi);
+    await Promise.all(toStop.map((p) => p.stop()));
+    for (const name of removed) store.removeNode(name);
+    nodes = nextNodes;
+    dataApiUrl = dataApiUrlOf(next);
+    maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
+    const created: PollerHandle[] = [];
+    nodePollers = nextNodes.map((n) => {
+      const k = kept.get(n.name);
+      if (k) return k;
+      const p = makeNodePoller(n);
+      created.push(p);
+      return p;
+    });
+    if (!dataApiSame || !dataApi) {
+      if (!next.dataApi.enabled) store.removeNode(DATA_API_POLLER_NAME);
+      dataApiAnnounced = false;
+      dataApi = makeDataApi();
+      if (dataApi) created.push(dataApi);
+    }
+    pollers = [...nodePollers, ...(dataApi ? [dataApi] : [])];
+    if (opts.autoStart !== false) for (const p of created) p.start();
+    logger.level = next.log.level;
+    return `configuration reloaded: ${kept.size} node(s) unchanged, ${created.filter((p) => p !== dataApi).length} started, ${removed.length} removed`;
+  };
+
+  let reloading: Promise<{ ok: boolean; message: string }> | undefined;
+  const reload = (): Promise<{ ok: boolean; message: string }> => {
+    // Reloads never overlap: a second request while one runs gets the same answer.
+    reloading ??= (async () => {
+      try {
+        if (!opts.reloadConfig) throw new Error('this daemon was started without a way to re-read its configuration');
+        const next = opts.reloadConfig();
+        const fixed = restartOnlyChanges(config, next);
+        if (fixed.length) throw new Error(`${fixed.join(', ')} cannot change without a restart`);
+        const message = await applyConfig(next);
+        reloadState = { ok: true, successMs: Date.now() };
+        logger.info({ nodes: nodes.map((n) => n.name) }, message);
+        requestRender();
+        return { ok: true, message };
+      } catch (err) {
+        reloadState = { ...reloadState, ok: false };
+        const message = `configuration reload failed, the running configuration is kept: ${(err as Error).message}`;
+        logger.error(message);
+        requestRender();
+        return { ok: false, message };
+      }
+    })().finally(() => {
+      // Cleared after the assignment above (a failing reload can settle synchronously).
+      reloading = undefined;
+    });
+    return reloading;
+  };
+
   const server: Server = createExporterServer({
+    webConfigFile: config.web.configFile,
+    onWebConfigError: (err) => logger.error({ err: err.message }, 'web config reload failed, the previous one is kept'),
+    ...(config.web.enableLifecycle ? { reload } : {}),
     telemetryPath: config.web.telemetryPath,
+    status: () => ({
+      version: BUILD.version,
+      ready: isReady(),
+      config: redactConfig(config),
+      last_reload_successful: reloadState.ok,
+      sources: store.all().map((st) => ({
+        node: st.node,
+        source: st.source,
+        up: st.up ?? null,
+        last_success: st.lastSuccessMs === undefined ? null : new Date(st.lastSuccessMs).toISOString(),
+        last_error: st.lastError ? { reason: st.lastError.reason, message: st.lastError.message, at: new Date(st.lastError.atMs).toISOString() } : null,
+      })),
+    }),
     exposition: () => exposition,
     processBlock: () => processMetrics.current(),
     ready: isReady,
@@ -270,10 +397,13 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     url,
     port,
     store,
-    pollers,
+    get pollers() {
+      return pollers;
+    },
+    reload,
     exposition: () => exposition,
     ready: isReady,
-    renderFresh: () => new ExpositionRenderer().render(samplesAt(lastRender.nowMs, lastRender.ready)),
+    renderFresh: () => new ExpositionRenderer().render(samplesAt(lastRender.nowMs, lastRender.ready, lastRender.prevSeries)),
     async pollNow() {
       await Promise.all(nodePollers.map((p) => p.runRound()));
       // A render chain may still be running (or re-running for a late change): wait until it settles.

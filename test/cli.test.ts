@@ -1,5 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { eventually, valueOf } from './helpers/daemon.js';
@@ -73,6 +76,32 @@ describe('command line', () => {
       expect(code).toBe(0);
       expect(Date.now() - t0).toBeLessThan(5_000);
       expect(d.lines.some((l) => l['msg'] === 'shutting down' && l['signal'] === 'SIGTERM')).toBe(true);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('SIGHUP re-reads the config file; a broken file is rejected and the running config kept', async () => {
+    const node = await FakeNode.start();
+    const dir = mkdtempSync(join(tmpdir(), 'avax-exporter-hup-'));
+    const file = join(dir, 'config.yml');
+    const write = (name: string) => writeFileSync(file, `nodes:\n  - name: ${name}\n    url: ${node.url}\ndata_api:\n  enabled: false\n`);
+    write('before');
+    try {
+      const d = await startCli([`--config.file=${file}`, '--web.listen-address=127.0.0.1:0', '--poll.interval=1s']);
+      const metrics = async () => (await fetch(`${d.url}/metrics`)).text();
+      await eventually(async () => valueOf(await metrics(), 'avax_source_up', { node: 'before', source: 'info' }) === 1, 15_000);
+      write('after');
+      d.child.kill('SIGHUP');
+      await eventually(async () => valueOf(await metrics(), 'avax_source_up', { node: 'after', source: 'info' }) === 1, 15_000);
+      writeFileSync(file, 'nodes: [\n');
+      d.child.kill('SIGHUP');
+      await eventually(async () => valueOf(await metrics(), 'avax_exporter_config_last_reload_successful') === 0, 15_000);
+      expect(valueOf(await metrics(), 'avax_source_up', { node: 'after', source: 'info' })).toBe(1);
+      expect(d.lines.some((l) => String(l['msg']).includes('not valid YAML'))).toBe(true);
+      d.child.kill('SIGTERM');
+      const [code] = (await once(d.child, 'exit')) as [number | null];
+      expect(code).toBe(0);
     } finally {
       await node.stop();
     }

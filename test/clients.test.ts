@@ -157,7 +157,7 @@ describe('health GET client', () => {
   function ctx(ms = 1_000): PollContext {
     const d = deadline(ms);
     return {
-      node: { name: 'n', url: node.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds: [] } },
+      node: { name: 'n', url: node.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds: [], maxValidators: 5_000 } },
       rpc,
       get: (path) => transport.send({ url: node.url + path, method: 'GET', signal: d.signal }),
       deadline: d,

@@ -4,7 +4,7 @@ import { healthBodySchema, healthSource, healthValueFrom, type HealthAnswer } fr
 import { infoSource, parseUpgrades, upgradesResult } from '../src/sources/info.js';
 import { peersResult, peersSource, peersValueFrom } from '../src/sources/peers.js';
 import { uptimeResult, uptimeSource } from '../src/sources/uptime.js';
-import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/validators.js';
+import { PRIMARY_NETWORK_ID, capValidators, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/validators.js';
 import { pChainSource, cChainSource } from '../src/sources/chain-height.js';
 import { bootstrappedSource } from '../src/sources/bootstrapped.js';
 import type { Sample } from '../src/exposition/metric-defs.js';
@@ -12,6 +12,7 @@ import type { Sample } from '../src/exposition/metric-defs.js';
 const NODE = 'n1';
 const SELF = 'NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD';
 const L1 = '2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91';
+const FIXTURE_DISCONNECTED = 'NodeID-PtGRyk3H8tq5BYupng51dfnFXpwJMRvjp';
 
 function answer(file: string, variant?: string): HealthAnswer {
   const ex = loadFixture(file, variant);
@@ -111,7 +112,7 @@ describe('validators collector', () => {
   const primary = (variant?: string) => validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json', variant)).validators.map(toRecord);
 
   it('a watched primary validator (single nodeIDs variant)', () => {
-    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF] }] };
+    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }] };
     const L = `node="n1",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"`;
     expect(validatorsSource.collect(v, NODE).map(line)).toEqual([
       `avax_validator_active{${L}} 1`,
@@ -124,12 +125,13 @@ describe('validators collector', () => {
       `avax_validator_delegator_weight_avax{${L}} 25`,
       `avax_validator_delegators{${L}} 1`,
       `avax_validator_delegation_fee_ratio{${L}} 0.02`,
+      `avax_exporter_validators_omitted{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`,
     ]);
   });
 
   it('all validators: a disconnected one with 0 uptime; a watched id that is absent gets active 0', () => {
     const absent = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
-    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary('all-validators-no-delegators-field'), watched: [absent] }] };
+    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary('all-validators-no-delegators-field'), watched: [absent], omitted: 0 }] };
     const lines = validatorsSource.collect(v, NODE).map(line);
     const L = `node="n1",node_id="NodeID-PtGRyk3H8tq5BYupng51dfnFXpwJMRvjp",subnet="${PRIMARY_NETWORK_ID}"`;
     expect(lines).toContain(`avax_validator_connected{${L}} 0`);
@@ -143,19 +145,20 @@ describe('validators collector', () => {
     const renewed = primary('auto-renewed-validator-master-only');
     expect(renewed[0]?.uptimeRatio).toBe(1);
     const legacy = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json', 'legacy-permissioned-subnet')).validators.map(toRecord);
-    const lines = validatorsSource.collect({ subnets: [{ subnetId: 'legacy', validators: legacy, watched: [] }] }, NODE).map(line);
+    const lines = validatorsSource.collect({ subnets: [{ subnetId: 'legacy', validators: legacy, watched: [], omitted: 0 }] }, NODE).map(line);
     const L = `node="n1",node_id="${SELF}",subnet="legacy"`;
     expect(lines).toEqual([
       `avax_validator_active{${L}} 1`,
       `avax_validator_weight{${L}} 20`,
       `avax_validator_start_timestamp_seconds{${L}} 1740000000`,
       `avax_validator_end_timestamp_seconds{${L}} 1800000000`,
+      `avax_exporter_validators_omitted{node="n1",subnet="legacy"} 0`,
     ]);
   });
 
   it('L1 validators: balance with validation id, no end time, uptime or delegations', () => {
     const l1 = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.l1.json')).validators.map(toRecord);
-    const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [] }] }, NODE).map(line);
+    const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [], omitted: 0 }] }, NODE).map(line);
     const L = `node="n1",node_id="${SELF}",subnet="${L1}"`;
     expect(lines.slice(0, 4)).toEqual([
       `avax_validator_active{${L}} 1`,
@@ -165,6 +168,19 @@ describe('validators collector', () => {
     ]);
     expect(lines).toContain(`avax_l1_validator_balance_avax{node="n1",node_id="NodeID-JBJCCt8J7Ww5MWPxYdrepWDs9xa1y42mq",subnet="${L1}",validation_id="H7Fjzmi4BY6PA9QaNF9GnuMDojjzZ3mcSu5k1z3R4pD6Exj7c"} 0`);
     expect(lines.some((l) => /end_timestamp|uptime|delegat|connected/.test(l))).toBe(false);
+  });
+
+  it('caps the exported set: watched validators first, then the heaviest; the rest are counted', () => {
+    const all = primary('all-validators-no-delegators-field');
+    const capped = capValidators(PRIMARY_NETWORK_ID, all, [FIXTURE_DISCONNECTED], 1);
+    expect(capped.validators.map((v) => v.nodeId)).toEqual([FIXTURE_DISCONNECTED]);
+    expect(capped.omitted).toBe(1);
+    const heaviest = capValidators(PRIMARY_NETWORK_ID, all, [], 1);
+    expect(heaviest.validators.map((v) => v.nodeId)).toEqual([FIXTURE_DISCONNECTED]); // 3,000 AVAX beats 2,000
+    const lines = validatorsSource.collect({ subnets: [capValidators(PRIMARY_NETWORK_ID, all, [SELF], 1)] }, NODE).map(line);
+    expect(lines).toContain(`avax_exporter_validators_omitted{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`);
+    expect(lines.filter((l) => l.startsWith('avax_validator_active'))).toEqual([`avax_validator_active{node="n1",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"} 1`]);
+    expect(capValidators(PRIMARY_NETWORK_ID, all, [], 5).omitted).toBe(0);
   });
 
   it('rejects numbers that are not uint64 decimal strings', () => {

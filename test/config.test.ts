@@ -42,7 +42,7 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const { config, checkOnly } = loadConfig([], {});
     expect(checkOnly).toBe(false);
-    expect(config.web).toEqual({ listenAddress: `:${DEFAULT_PORT}`, host: undefined, port: DEFAULT_PORT, telemetryPath: '/metrics' });
+    expect(config.web).toEqual({ listenAddress: `:${DEFAULT_PORT}`, host: undefined, port: DEFAULT_PORT, telemetryPath: '/metrics', configFile: undefined, enableLifecycle: false });
     expect(config.poll).toEqual({ intervalMs: 15_000, timeoutMs: 10_000, maxAgeMs: 45_000 });
     expect(config.nodes).toHaveLength(1);
     expect(config.nodes[0]).toMatchObject({ name: '127.0.0.1:9650', url: 'http://127.0.0.1:9650', watch: { nodeIds: [], allValidators: false, subnetIds: [] } });
@@ -69,17 +69,22 @@ describe('loadConfig', () => {
         '--log.level=debug',
         '--log.format=pretty',
         '--config.check',
+        '--web.config.file=web.yml',
+        '--web.enable-lifecycle',
+        '--watch.max-validators=300',
       ],
       {},
     );
     expect(checkOnly).toBe(true);
-    expect(config.web).toEqual({ listenAddress: '127.0.0.1:9999', host: '127.0.0.1', port: 9999, telemetryPath: '/m' });
+    expect(config.web).toEqual({ listenAddress: '127.0.0.1:9999', host: '127.0.0.1', port: 9999, telemetryPath: '/m', configFile: 'web.yml', enableLifecycle: true });
+    expect(config.nodes[0]?.watch.maxValidators).toBe(300);
     expect(config.poll).toEqual({ intervalMs: 30_000, timeoutMs: 5_000, maxAgeMs: 120_000 });
     expect(config.nodes.map((n) => n.name)).toEqual(['a.example:9650', 'b.example:443']);
     expect(config.nodes[1]?.watch).toEqual({
       nodeIds: ['NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD'],
       allValidators: true,
       subnetIds: ['2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91'],
+      maxValidators: 300,
     });
     expect(config.log).toEqual({ level: 'debug', format: 'pretty' });
   });

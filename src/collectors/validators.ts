@@ -31,6 +31,7 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
         out.push(sample('avax_l1_validator_balance_avax', { ...labels, validation_id: val.validationId }, navaxToAvax(val.balance)));
       }
     }
+    out.push(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));
     for (const id of s.watched) {
       if (!present.has(id)) out.push(sample('avax_validator_active', { node, node_id: id, subnet: s.subnetId }, 0));
     }

@@ -8,6 +8,9 @@ import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiN
 
 /** Default port: 9785, in the exporter range 9100-9999 (not 9090, 9650 or 9651). */
 export const DEFAULT_PORT = 9785;
+/** Default cap on validators exported per node and subnet: above mainnet's primary set, below what would hurt a Prometheus. */
+export const DEFAULT_MAX_VALIDATORS = 5_000;
+
 /** Default AvalancheGo API address. */
 export const DEFAULT_NODE_URL = 'http://127.0.0.1:9650';
 
@@ -19,6 +22,8 @@ export interface WatchConfig {
   allValidators: boolean;
   /** Subnets / L1s whose validators and chains to watch. */
   subnetIds: string[];
+  /** Most validators exported per subnet; the rest are left out with a warning (a series cap). */
+  maxValidators: number;
 }
 
 /** One polled node. */
@@ -63,7 +68,16 @@ export interface DataApiConfig {
 
 /** The validated configuration the daemon runs with. */
 export interface Config {
-  web: { listenAddress: string; host: string | undefined; port: number; telemetryPath: string };
+  web: {
+    listenAddress: string;
+    host: string | undefined;
+    port: number;
+    telemetryPath: string;
+    /** `--web.config.file`: TLS, basic auth and headers in the exporter-toolkit format. */
+    configFile: string | undefined;
+    /** `--web.enable-lifecycle`: answer POST /-/reload. */
+    enableLifecycle: boolean;
+  };
   poll: { intervalMs: number; timeoutMs: number; maxAgeMs: number };
   nodes: NodeConfig[];
   dataApi: DataApiConfig;
@@ -91,6 +105,8 @@ export class ConfigError extends Error {
 const FLAGS = {
   'web.listen-address': { type: 'string', describe: `Address to listen on (default :${DEFAULT_PORT})` },
   'web.telemetry-path': { type: 'string', describe: 'Path of the metrics endpoint (default /metrics)' },
+  'web.config.file': { type: 'string', describe: 'Web config (TLS, basic auth, headers) in the Prometheus exporter-toolkit format' },
+  'web.enable-lifecycle': { type: 'boolean', describe: 'Reload the configuration on POST /-/reload' },
   'node.url': { type: 'string', array: true, describe: `AvalancheGo API URL, repeatable (default ${DEFAULT_NODE_URL})` },
   'poll.interval': { type: 'string', describe: 'Time between two polls of a node (default 15s)' },
   'poll.timeout': { type: 'string', describe: 'Deadline of one poll, retries included (default 10s)' },
@@ -98,6 +114,7 @@ const FLAGS = {
   'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
   'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
   'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
+  'watch.max-validators': { type: 'number', describe: `Most validators exported per node and subnet (default ${DEFAULT_MAX_VALIDATORS})` },
   'data-api.enabled': { type: 'boolean', describe: 'Poll the Avalanche Data API (default on; --data-api.enabled=false turns it off)' },
   'data-api.url': { type: 'string', describe: 'Data API base URL (default https://data-api.avax.network)' },
   'data-api.network': { type: 'string', describe: "mainnet, fuji or testnet (default: the polled nodes' network)" },
@@ -127,6 +144,7 @@ function readEnv(env: NodeJS.ProcessEnv): Partial<Record<FlagName, unknown>> {
     if (raw === undefined || raw === '') continue;
     if ('array' in def && def.array) out[flag] = raw.split(',').map((s) => s.trim()).filter(Boolean);
     else if (def.type === 'boolean') out[flag] = /^(1|true|yes|on)$/i.test(raw.trim());
+    else if (def.type === 'number') out[flag] = Number(raw.trim());
     else out[flag] = raw;
   }
   return out;
@@ -204,12 +222,15 @@ function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName,
   };
   set('web', 'listen_address', values['web.listen-address']);
   set('web', 'telemetry_path', values['web.telemetry-path']);
+  set('web', 'config_file', values['web.config.file']);
+  set('web', 'enable_lifecycle', values['web.enable-lifecycle']);
   set('poll', 'interval', values['poll.interval']);
   set('poll', 'timeout', values['poll.timeout']);
   set('poll', 'max_age', values['poll.max-age']);
   set('watch', 'node_ids', values['watch.node-id']);
   set('watch', 'all_validators', values['watch.all-validators']);
   set('watch', 'subnet_ids', values['watch.subnet-id']);
+  set('watch', 'max_validators', values['watch.max-validators']);
   set('data_api', 'enabled', values['data-api.enabled']);
   set('data_api', 'url', values['data-api.url']);
   set('data_api', 'network', values['data-api.network']);
@@ -291,6 +312,7 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
         nodeIds: w.node_ids ?? globalWatch.node_ids ?? [],
         allValidators: w.all_validators ?? globalWatch.all_validators ?? false,
         subnetIds: w.subnet_ids ?? globalWatch.subnet_ids ?? [],
+        maxValidators: w.max_validators ?? globalWatch.max_validators ?? DEFAULT_MAX_VALIDATORS,
       },
     };
   });
@@ -311,7 +333,14 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
   };
   if (problems.length) throw new ConfigError(problems);
   return {
-    web: { listenAddress, host: listen.host, port: listen.port, telemetryPath: raw.web?.telemetry_path ?? '/metrics' },
+    web: {
+      listenAddress,
+      host: listen.host,
+      port: listen.port,
+      telemetryPath: raw.web?.telemetry_path ?? '/metrics',
+      configFile: raw.web?.config_file,
+      enableLifecycle: raw.web?.enable_lifecycle ?? false,
+    },
     poll: { intervalMs, timeoutMs, maxAgeMs },
     nodes,
     dataApi,

@@ -36,6 +36,7 @@ const watchSchema = z.strictObject({
   node_ids: z.array(nodeIdSchema).optional(),
   all_validators: z.boolean().optional(),
   subnet_ids: z.array(cb58IdSchema).optional(),
+  max_validators: z.number().int().positive().optional(),
 });
 
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
@@ -84,6 +85,8 @@ export const rawConfigSchema = z.strictObject({
     .strictObject({
       listen_address: listenAddress.optional(),
       telemetry_path: z.string().regex(/^\/[\x21-\x7e]*$/, 'must be a path starting with /').optional(),
+      config_file: z.string().min(1).optional(),
+      enable_lifecycle: z.boolean().optional(),
     })
     .optional(),
   poll: z

@@ -79,6 +79,10 @@ export const METRICS = {
   avax_source_polls_total: { type: 'counter', help: 'Polls of the source.', labels: S, source: 'exporter' },
   avax_source_poll_failures_total: { type: 'counter', help: 'Failed polls of the source, by reason (timeout, connect, http_status, rpc_error, invalid_response, network_mismatch, rate_limited).', labels: ['node', 'source', 'reason'], source: 'exporter' },
   avax_exporter_build_info: { type: 'gauge', help: 'Build of the exporter; always 1.', labels: ['version', 'revision', 'nodejs'], source: 'exporter' },
+  avax_exporter_validators_omitted: { type: 'gauge', help: 'Current validators left out of the export because the set is larger than --watch.max-validators.', labels: ['node', 'subnet'], source: 'exporter' },
+  avax_exporter_series: { type: 'gauge', help: 'Series in the last rendered exposition (process metrics excluded).', labels: [], source: 'exporter' },
+  avax_exporter_config_last_reload_successful: { type: 'gauge', help: '1 when the last configuration reload (SIGHUP or POST /-/reload) succeeded.', labels: [], source: 'exporter' },
+  avax_exporter_config_last_reload_success_timestamp_seconds: { type: 'gauge', help: 'When the configuration was last loaded successfully (start-up or reload).', labels: [], source: 'exporter' },
   avax_exporter_ready: { type: 'gauge', help: '1 once every node has completed its first poll round.', labels: [], source: 'exporter' },
 } as const satisfies Record<string, MetricDef>;
 

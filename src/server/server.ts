@@ -28,6 +28,8 @@ export interface ServerOptions {
   processBlock?: () => ProcessBlock;
   ready: () => boolean;
   landing: () => string;
+  /** `/-/status`: the running configuration (secrets redacted) and each source's state, as JSON. */
+  status?: () => unknown;
   /** `--web.config.file`: TLS, basic auth, headers; re-read when any of its files changes. */
   webConfigFile?: string;
   /** `POST /-/reload` handler; undefined means lifecycle endpoints are off (`--web.enable-lifecycle`). */
@@ -139,6 +141,7 @@ export function createExporterServer(opts: ServerOptions): Server {
       return opts.ready() ? send(res, req, 200, TEXT, 'OK\n') : send(res, req, 503, TEXT, 'waiting for the first poll round\n');
     }
     if (path === '/') return send(res, req, 200, 'text/html; charset=utf-8', opts.landing());
+    if (path === '/-/status' && opts.status) return send(res, req, 200, 'application/json; charset=utf-8', `${JSON.stringify(opts.status(), null, 2)}\n`);
     send(res, req, 404, TEXT, 'not found\n');
   };
 

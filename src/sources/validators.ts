@@ -54,6 +54,8 @@ export interface SubnetValidators {
   validators: ValidatorRecord[];
   /** Watched node ids that must be reported even when absent (active 0). */
   watched: string[];
+  /** Validators left out because the set is larger than --watch.max-validators. */
+  omitted: number;
 }
 
 /** The validator sets this node reports for what is watched. */
@@ -87,6 +89,22 @@ async function watchedIds(ctx: PollContext): Promise<string[]> {
 }
 
 /**
+ * Applies the series cap: past `max` validators, the watched ones are kept
+ * first, then the heaviest; the rest are counted, not exported, so one huge
+ * set cannot blow up every scrape and the Prometheus behind it. Pure.
+ */
+export function capValidators(subnetId: string, validators: ValidatorRecord[], watched: string[], max: number): SubnetValidators {
+  if (validators.length <= max) return { subnetId, validators, watched, omitted: 0 };
+  const isWatched = new Set(watched);
+  const ranked = [...validators].sort((a, b) => {
+    const w = Number(isWatched.has(b.nodeId)) - Number(isWatched.has(a.nodeId));
+    if (w !== 0) return w;
+    return a.weight === b.weight ? (a.nodeId < b.nodeId ? -1 : 1) : a.weight > b.weight ? -1 : 1;
+  });
+  return { subnetId, validators: ranked.slice(0, max), watched, omitted: validators.length - max };
+}
+
+/**
  * platform.getCurrentValidators: the primary network for the watched node ids
  * (or every validator with --watch.all-validators, fetched once per round),
  * and every validator of each watched subnet / L1.
@@ -104,11 +122,10 @@ export const validatorsSource = defineSource<ValidatorsValue>({
       call(primaryParams),
       ...ctx.node.watch.subnetIds.map((subnetID) => call({ subnetID })),
     ]);
-    const out: SubnetValidators[] = [
-      { subnetId: PRIMARY_NETWORK_ID, validators: (primary?.validators ?? []).map(toRecord), watched },
-    ];
+    const max = ctx.node.watch.maxValidators;
+    const out: SubnetValidators[] = [capValidators(PRIMARY_NETWORK_ID, (primary?.validators ?? []).map(toRecord), watched, max)];
     ctx.node.watch.subnetIds.forEach((subnetId, i) => {
-      out.push({ subnetId, validators: (subnets[i]?.validators ?? []).map(toRecord), watched: [] });
+      out.push(capValidators(subnetId, (subnets[i]?.validators ?? []).map(toRecord), [], max));
     });
     return { subnets: out };
   },

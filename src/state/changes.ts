@@ -3,7 +3,7 @@ import type { ValidatorsValue } from '../sources/validators.js';
 
 /** A change in what a node reports, worth one log line. */
 export interface ValueChange {
-  kind: 'node_unhealthy' | 'node_healthy' | 'validator_disconnected' | 'validator_connected';
+  kind: 'node_unhealthy' | 'node_healthy' | 'validator_disconnected' | 'validator_connected' | 'validators_capped';
   detail: Record<string, string>;
 }
 
@@ -18,6 +18,12 @@ function validatorChanges(prev: ValidatorsValue, next: ValidatorsValue): ValueCh
   const before = new Map<string, boolean | undefined>();
   for (const s of prev.subnets) for (const v of s.validators) before.set(`${s.subnetId}/${v.nodeId}`, v.connected);
   const out: ValueChange[] = [];
+  const omittedBefore = new Map(prev.subnets.map((s) => [s.subnetId, s.omitted]));
+  for (const s of next.subnets) {
+    if (s.omitted > 0 && !(omittedBefore.get(s.subnetId) ?? 0)) {
+      out.push({ kind: 'validators_capped', detail: { subnet: s.subnetId, omitted: String(s.omitted), exported: String(s.validators.length) } });
+    }
+  }
   for (const s of next.subnets) {
     for (const v of s.validators) {
       const was = before.get(`${s.subnetId}/${v.nodeId}`);
@@ -33,7 +39,9 @@ function validatorChanges(prev: ValidatorsValue, next: ValidatorsValue): ValueCh
  * wants in the log (one line per change, not one per poll). Pure.
  */
 export function describeChanges(source: string, prev: unknown, next: unknown): ValueChange[] {
-  if (prev === undefined || next === undefined) return [];
+  if (next === undefined) return [];
+  // The cap is worth a warning on the very first poll too.
+  if (prev === undefined) return source === 'validators' ? validatorChanges({ subnets: [] }, next as ValidatorsValue).filter((c) => c.kind === 'validators_capped') : [];
   if (source === 'health') return healthChanges(prev as HealthValue, next as HealthValue);
   if (source === 'validators') return validatorChanges(prev as ValidatorsValue, next as ValidatorsValue);
   return [];

@@ -11,7 +11,7 @@ describe('validator churn at scale', () => {
     let spare = pool.slice(20_000);
     const node = await FakeNode.start({ state: { primaryValidators: current } });
     const { daemon } = await startTestDaemon({
-      nodes: [{ name: 'big', url: node.url, watch: { all_validators: true } }],
+      nodes: [{ name: 'big', url: node.url, watch: { all_validators: true, max_validators: 25_000 } }],
       poll: { interval: '4s', timeout: '3500ms' },
     });
     try {

@@ -99,7 +99,8 @@ describe('fault table', () => {
     ({ daemon, logs } = await startTestDaemon(
       {
         nodes: [{ name: 'control', url: control.url }, ...CASES.map((c) => ({ name: c.name, url: nodes.get(c.name)?.url }))],
-        poll: { interval: '1s', timeout: '800ms', max_age: '3s' },
+        // Generous: on a busy CI machine a short deadline turns a refused connection into a timeout.
+        poll: { interval: '2s', timeout: '1500ms', max_age: '5s' },
       },
       // Small enough that 400 peers (~100 KB) exceed it, large enough for every normal answer.
       { maxResponseBytes: 32 * 1024 },
@@ -126,6 +127,10 @@ describe('fault table', () => {
       const text = await scrape(daemon);
       return CASES.every((c) => valueOf(text, 'avax_source_up', { node: c.name, source: c.source }) === 0);
     }, 15_000, 200);
+    await eventually(async () => {
+      const text = await scrape(daemon);
+      return CASES.every((c) => (valueOf(text, 'avax_source_poll_failures_total', { node: c.name, source: c.source, reason: c.reason }) ?? 0) >= 1);
+    }, 15_000, 200);
     const down = await scrape(daemon);
     for (const c of CASES) {
       expect(valueOf(down, 'avax_source_poll_failures_total', { node: c.name, source: c.source, reason: c.reason }), c.name).toBeGreaterThanOrEqual(1);
@@ -135,7 +140,7 @@ describe('fault table', () => {
     await eventually(async () => {
       const text = await scrape(daemon);
       return CASES.every((c) => seriesOf(text, c.probe.metric, { node: c.name, ...c.probe.labels }).length === 0);
-    }, 15_000, 200);
+    }, 20_000, 200);
     const stale = await scrape(daemon);
     for (const c of CASES) {
       expect(valueOf(stale, 'avax_source_up', { node: c.name, source: c.source }), c.name).toBe(0);
@@ -154,7 +159,7 @@ describe('fault table', () => {
       return CASES.every(
         (c) => valueOf(text, 'avax_source_up', { node: c.name, source: c.source }) === 1 && seriesOf(text, c.probe.metric, { node: c.name, ...c.probe.labels }).length === 1,
       );
-    }, 20_000, 200);
+    }, 30_000, 200);
 
     // One log line per transition, not one per poll.
     for (const c of CASES) {
