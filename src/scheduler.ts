@@ -5,6 +5,7 @@ import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
 import type { HttpTransport } from './http/transport.js';
 import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
 import { describeChanges } from './state/changes.js';
+import { rewardUptimeUpgradeTime, type Upgrade } from './sources/info.js';
 import type { StateStore, StateTransition } from './state/store.js';
 
 /** What a poller needs: its timing, its sources, and how to build a poll context. */
@@ -191,7 +192,7 @@ export class NodePoller extends Poller<PollContext> {
       intervalMs: opts.intervalMs,
       timeoutMs: opts.timeoutMs,
       jitter: opts.jitter,
-      sources: opts.sources,
+      sources: opts.sources.filter((src) => src.appliesTo?.(node) ?? true),
       identitySource: opts.identitySource,
       store: opts.store,
       onRound: opts.onRound,
@@ -204,10 +205,11 @@ export class NodePoller extends Poller<PollContext> {
         round,
       }),
       onIdentity: (value) => {
-        const v = value as { nodeId?: unknown; networkId?: unknown; networkName?: unknown };
+        const v = value as { nodeId?: unknown; networkId?: unknown; networkName?: unknown; upgrades?: unknown };
         if (typeof v.nodeId === 'string') known.nodeId = v.nodeId;
         if (typeof v.networkId === 'number' && known.networkId === undefined) known.networkId = v.networkId;
         if (typeof v.networkName === 'string') known.networkName = v.networkName;
+        if (Array.isArray(v.upgrades)) known.rewardUptimeUpgradeTime = rewardUptimeUpgradeTime(v.upgrades as Upgrade[]);
       },
     });
     this.known = known;

@@ -7,6 +7,10 @@ import { uptimeResult, uptimeSource } from '../src/sources/uptime.js';
 import { PRIMARY_NETWORK_ID, capValidators, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/validators.js';
 import { pChainSource, cChainSource } from '../src/sources/chain-height.js';
 import { bootstrappedSource } from '../src/sources/bootstrapped.js';
+import { REWARD_UPTIME_UPGRADE, rewardUptimeUpgradeTime } from '../src/sources/info.js';
+import { validatorFeeStateResult } from '../src/sources/validators.js';
+import { l1UptimeResult, l1UptimeSource, toL1UptimeRecord } from '../src/sources/l1-uptime.js';
+import { nearestRank } from '../src/collectors/peers.js';
 import type { Sample } from '../src/exposition/metric-defs.js';
 
 const NODE = 'n1';
@@ -80,6 +84,10 @@ describe('peers collector', () => {
       'avax_node_peers_by_version{node="n1",version="avalanchego/1.14.2"} 2',
       'avax_node_peers_by_version{node="n1",version="avalanchego/1.14.1"} 1',
       'avax_node_peers_benched{node="n1",chain="C"} 1',
+      // observedUptime "99", "75", "0": nearest-rank quantiles over the three peers.
+      'avax_node_peers_observed_uptime_ratio{node="n1",peer_quantile="0.1"} 0',
+      'avax_node_peers_observed_uptime_ratio{node="n1",peer_quantile="0.5"} 0.75',
+      'avax_node_peers_observed_uptime_ratio{node="n1",peer_quantile="0.9"} 0.99',
     ]);
   });
   it('no peers: zero and nothing else', () => {
@@ -125,6 +133,7 @@ describe('validators collector', () => {
       `avax_validator_delegator_weight_avax{${L}} 25`,
       `avax_validator_delegators{${L}} 1`,
       `avax_validator_delegation_fee_ratio{${L}} 0.02`,
+      `avax_validator_reward_uptime_threshold_ratio{${L}} 0.8`,
       `avax_exporter_validators_omitted{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`,
     ]);
   });
@@ -200,5 +209,94 @@ describe('height and bootstrap collectors', () => {
   it('bootstrapped per chain', () => {
     const lines = bootstrappedSource.collect({ chains: [{ chain: 'P', bootstrapped: true }, { chain: 'C', bootstrapped: false }], subnetChains: {} }, NODE).map(line);
     expect(lines).toEqual(['avax_node_bootstrapped{node="n1",chain="P"} 1', 'avax_node_bootstrapped{node="n1",chain="C"} 0']);
+  });
+});
+
+describe('reward uptime threshold and downtime budget', () => {
+  const primary = () => validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json')).validators.map(toRecord);
+  const L = `node="n1",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"`;
+  // The fixture validator: start 1751400000, end 1782936000 (365 days), uptime 99.8712 %.
+  const MID = 1767168000; // half-way through the period
+  const pick = (lines: string[]) => lines.filter((l) => /reward_uptime_threshold|downtime_budget/.test(l));
+
+  it('the mainnet schedule leaves helicon unscheduled: 0.8, and the budget at the poll time', () => {
+    const upgrades = parseUpgrades(upgradesResult.parse(fixtureResult('node.info.upgrades.json')));
+    expect(REWARD_UPTIME_UPGRADE).toBe('helicon');
+    expect(rewardUptimeUpgradeTime(upgrades)).toBeUndefined();
+    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }], observedAt: MID };
+    // (1 - 0.8) x 31536000 allowed, (1 - 0.998712) x 15768000 used so far.
+    expect(pick(validatorsSource.collect(v, NODE).map(line))).toEqual([
+      `avax_validator_reward_uptime_threshold_ratio{${L}} 0.8`,
+      `avax_validator_downtime_budget_seconds{${L}} 6286890.815999999`,
+    ]);
+  });
+
+  it('a validation that starts once the upgrade is active needs 0.9; one that started before keeps 0.8', () => {
+    const after: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }], observedAt: MID, rewardUptimeUpgradeTime: 1751400000 };
+    expect(pick(validatorsSource.collect(after, NODE).map(line))).toEqual([
+      `avax_validator_reward_uptime_threshold_ratio{${L}} 0.9`,
+      `avax_validator_downtime_budget_seconds{${L}} 3133290.8159999996`,
+    ]);
+    const before = { ...after, rewardUptimeUpgradeTime: 1751400001 };
+    expect(pick(validatorsSource.collect(before, NODE).map(line))[0]).toBe(`avax_validator_reward_uptime_threshold_ratio{${L}} 0.8`);
+  });
+
+  it('the elapsed time stops at the end of the period; a lost reward is negative; no end time, no budget', () => {
+    const late: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }], observedAt: 1782936000 + 999 };
+    expect(pick(validatorsSource.collect(late, NODE).map(line))[1]).toBe(`avax_validator_downtime_budget_seconds{${L}} 6266581.631999999`);
+    const down = primary().map((r) => ({ ...r, uptimeRatio: 0.5 }));
+    const lost: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: down, watched: [SELF], omitted: 0 }], observedAt: MID };
+    expect(pick(validatorsSource.collect(lost, NODE).map(line))[1]).toBe(`avax_validator_downtime_budget_seconds{${L}} ${0.19999999999999996 * 31536000 - 0.5 * 15768000}`);
+    const l1 = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.l1.json')).validators.map(toRecord);
+    const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [], omitted: 0 }], observedAt: MID }, NODE).map(line);
+    expect(pick(lines)).toEqual([]);
+  });
+});
+
+describe('L1 fee price and balance runway', () => {
+  it('runway = balance / price from the fee state fixture; none for the inactive validator', () => {
+    const fee = validatorFeeStateResult.parse(fixtureResult('node.platform.getValidatorFeeState.json'));
+    expect(fee.price).toBe(512);
+    const l1 = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.l1.json')).validators.map(toRecord);
+    const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [], omitted: 0 }], feePriceNavaxPerSecond: fee.price }, NODE).map(line);
+    expect(lines[0]).toBe('avax_l1_validator_fee_price_avax_per_second{node="n1"} 5.12e-7');
+    const runway = lines.filter((l) => l.startsWith('avax_l1_validator_balance_runway_seconds'));
+    // 8780477952 nAVAX / 512 nAVAX per second.
+    expect(runway).toEqual([
+      `avax_l1_validator_balance_runway_seconds{node="n1",node_id="${SELF}",subnet="${L1}",validation_id="2wTscvX3JUsMbZHFRd9t8Ywz2q9j2BmETg8cTvgUHgawjbSvZX"} 17149371`,
+    ]);
+  });
+  it('without a fee state there is neither price nor runway', () => {
+    const l1 = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.l1.json')).validators.map(toRecord);
+    const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [], omitted: 0 }] }, NODE).map(line);
+    expect(lines.some((l) => /fee_price|runway/.test(l))).toBe(false);
+  });
+  it('rejects a price sent as a string', () => {
+    expect(validatorFeeStateResult.safeParse({ excess: 1, price: '512', timestamp: '2026-08-22T15:40:29Z' }).success).toBe(false);
+  });
+});
+
+describe('L1 uptime collector', () => {
+  const CHAIN = 'E6u8tgmrdLbw7Q35UpAccW88XC5nAKbiKADbqZ8ZXhbMEd6vk';
+  it('plain-number percentages become ratios, per chain', () => {
+    const r = l1UptimeResult.parse(fixtureResult('node.subnetevm.validators.getCurrentValidators.json'));
+    const validators = (r.validators ?? []).map(toL1UptimeRecord);
+    const lines = l1UptimeSource.collect({ chains: [{ subnetId: L1, chain: CHAIN, validators }], subnetChains: { [L1]: [CHAIN] } }, NODE).map(line);
+    const A = `node="n1",node_id="${SELF}",subnet="${L1}",chain="${CHAIN}"`;
+    const B = `node="n1",node_id="NodeID-JBJCCt8J7Ww5MWPxYdrepWDs9xa1y42mq",subnet="${L1}",chain="${CHAIN}"`;
+    expect(lines).toEqual([
+      `avax_l1_validator_uptime_ratio{${A}} 0.9998`,
+      `avax_l1_validator_connected{${A}} 1`,
+      `avax_l1_validator_uptime_ratio{${B}} 0.612`,
+      `avax_l1_validator_connected{${B}} 0`,
+    ]);
+  });
+  it('rejects percentages sent as strings or out of range', () => {
+    const base = { validationID: 'v', nodeID: SELF, isConnected: true };
+    for (const uptimePercentage of ['99.98', 100.5, -1]) expect(l1UptimeResult.safeParse({ validators: [{ ...base, uptimePercentage }] }).success).toBe(false);
+  });
+  it('nearest-rank quantiles', () => {
+    expect([0.1, 0.5, 0.9, 1].map((q) => nearestRank([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1], q))).toEqual([0.1, 0.5, 0.9, 1]);
+    expect(nearestRank([0.5], 0.1)).toBe(0.5);
   });
 });

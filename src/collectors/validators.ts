@@ -1,7 +1,29 @@
 import type { Sample } from '../exposition/metric-defs.js';
-import type { ValidatorsValue } from '../sources/validators.js';
+import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../sources/validators.js';
 import { navaxToAvax } from '../http/wire.js';
 import { bit, sample } from './sample.js';
+
+/** Primary-network reward uptime requirement today. */
+export const REWARD_UPTIME_THRESHOLD = 0.8;
+/** The requirement for validations that start once the ACP-267 upgrade is active. */
+export const REWARD_UPTIME_THRESHOLD_ACP267 = 0.9;
+
+/** The uptime requirement of a validation that started at `startTime`. Pure. */
+export function rewardUptimeThreshold(startTime: number, upgradeTime: number | undefined): number {
+  return upgradeTime !== undefined && startTime >= upgradeTime ? REWARD_UPTIME_THRESHOLD_ACP267 : REWARD_UPTIME_THRESHOLD;
+}
+
+/**
+ * Downtime the validator may still have without losing its reward, in
+ * seconds: allowed downtime over the whole period, (1 - threshold) × (end -
+ * start), minus the downtime so far, (1 - uptime) × (now - start), with now
+ * clamped to the period. Negative: the reward is already lost. Pure.
+ */
+export function downtimeBudgetSeconds(v: Pick<ValidatorRecord, 'startTime' | 'endTime' | 'uptimeRatio'>, threshold: number, now: number): number | undefined {
+  if (v.endTime === undefined || v.uptimeRatio === undefined || v.endTime <= v.startTime) return undefined;
+  const elapsed = Math.min(Math.max(now, v.startTime), v.endTime) - v.startTime;
+  return (1 - threshold) * (v.endTime - v.startTime) - (1 - v.uptimeRatio) * elapsed;
+}
 
 /**
  * Validator sets → samples. Optional fields produce no sample when absent
@@ -10,6 +32,8 @@ import { bit, sample } from './sample.js';
  */
 export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
   const out: Sample[] = [];
+  const price = v.feePriceNavaxPerSecond;
+  if (price !== undefined) out.push(sample('avax_l1_validator_fee_price_avax_per_second', { node }, price / 1e9));
   for (const s of v.subnets) {
     const present = new Set<string>();
     for (const val of s.validators) {
@@ -27,8 +51,17 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
       if (val.delegatorWeight !== undefined) out.push(sample('avax_validator_delegator_weight_avax', labels, navaxToAvax(val.delegatorWeight)));
       if (val.delegatorCount !== undefined) out.push(sample('avax_validator_delegators', labels, val.delegatorCount));
       if (val.delegationFeeRatio !== undefined) out.push(sample('avax_validator_delegation_fee_ratio', labels, val.delegationFeeRatio));
+      if (s.subnetId === PRIMARY_NETWORK_ID) {
+        const threshold = rewardUptimeThreshold(val.startTime, v.rewardUptimeUpgradeTime);
+        out.push(sample('avax_validator_reward_uptime_threshold_ratio', labels, threshold));
+        const budget = v.observedAt === undefined ? undefined : downtimeBudgetSeconds(val, threshold, v.observedAt);
+        if (budget !== undefined) out.push(sample('avax_validator_downtime_budget_seconds', labels, budget));
+      }
       if (val.validationId !== undefined && val.balance !== undefined) {
-        out.push(sample('avax_l1_validator_balance_avax', { ...labels, validation_id: val.validationId }, navaxToAvax(val.balance)));
+        const l1 = { ...labels, validation_id: val.validationId };
+        out.push(sample('avax_l1_validator_balance_avax', l1, navaxToAvax(val.balance)));
+        // An inactive L1 validator (balance 0) pays no fee: it has no runway to run out of.
+        if (price !== undefined && price > 0 && val.balance > 0n) out.push(sample('avax_l1_validator_balance_runway_seconds', l1, Number(val.balance) / price));
       }
     }
     out.push(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));

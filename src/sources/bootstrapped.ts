@@ -22,7 +22,7 @@ export interface BootstrappedValue {
  * subnet's tag lists its chain checks, keyed by blockchain id. This uses only
  * the health API every node serves (platform.getBlockchains is deprecated).
  */
-async function chainsOfSubnet(ctx: PollContext, subnetId: string): Promise<string[]> {
+export async function chainsOfSubnet(ctx: PollContext, subnetId: string): Promise<string[]> {
   const path = `/ext/health?tag=${encodeURIComponent(subnetId)}`;
   const res = await ctx.get(path);
   if (res.status !== 200 && res.status !== 503) rejectHttpStatus(res, `GET ${path}`);

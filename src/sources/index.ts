@@ -5,6 +5,7 @@ import { bootstrappedSource } from './bootstrapped.js';
 import { peersSource } from './peers.js';
 import { uptimeSource } from './uptime.js';
 import { validatorsSource } from './validators.js';
+import { l1UptimeSource } from './l1-uptime.js';
 import { cChainSource, pChainSource, xChainSource } from './chain-height.js';
 
 /**
@@ -19,6 +20,7 @@ export const NODE_SOURCES: readonly SourceDef<unknown>[] = [
   peersSource,
   uptimeSource,
   validatorsSource,
+  l1UptimeSource,
   pChainSource,
   xChainSource,
   cChainSource,

@@ -38,6 +38,19 @@ export interface InfoValue {
   upgrades: Upgrade[];
 }
 
+/**
+ * The network upgrade that raises the primary-network reward uptime
+ * requirement from 80 % to 90 % (ACP-267) for validations that start after
+ * it activates: the upgrade after Granite. While `info.upgrades` reports it
+ * unscheduled (year 9999) the requirement stays 80 %.
+ */
+export const REWARD_UPTIME_UPGRADE = 'helicon';
+
+/** Activation time of REWARD_UPTIME_UPGRADE in a parsed schedule, or undefined while unscheduled. Pure. */
+export function rewardUptimeUpgradeTime(upgrades: readonly Upgrade[]): number | undefined {
+  return upgrades.find((u) => u.name === REWARD_UPTIME_UPGRADE)?.timestampSeconds;
+}
+
 /** Years at or past this mean "not scheduled" (AvalancheGo uses 9999-12-01). */
 const UNSCHEDULED_YEAR = 9000;
 

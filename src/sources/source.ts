@@ -11,6 +11,12 @@ export interface KnownNodeFacts {
   networkId?: number;
   /** The network's name (mainnet, fuji, ...). */
   networkName?: string;
+  /**
+   * Activation (Unix seconds) of the upgrade that raises the reward uptime
+   * requirement (REWARD_UPTIME_UPGRADE, from info.upgrades); undefined while
+   * it is not scheduled.
+   */
+  rewardUptimeUpgradeTime?: number;
 }
 
 /** Everything a source may use during one poll. I/O only goes through these. */
@@ -34,6 +40,12 @@ export interface SourceDef<T, C = PollContext> {
   poll(ctx: C, previous: T | undefined): Promise<T>;
   /** Pure: value in, samples out; `target` is the poller's name (the `node` label of node sources). */
   collect(value: T, target: string): Sample[];
+  /**
+   * Whether this source has anything to ask of a node with this configuration
+   * (default: yes). A source with nothing to ask is not polled at all, rather
+   * than reporting "up" for a node it never talked to.
+   */
+  appliesTo?(node: NodeConfig): boolean;
 }
 
 /** Helper that keeps the value type of a source definition. */

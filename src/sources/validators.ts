@@ -61,7 +61,20 @@ export interface SubnetValidators {
 /** The validator sets this node reports for what is watched. */
 export interface ValidatorsValue {
   subnets: SubnetValidators[];
+  /** Unix seconds when the sets were polled: the "now" of the downtime budget (collectors read no clock). */
+  observedAt?: number;
+  /** Activation of the upgrade that raises the reward uptime requirement (from the info source), undefined while unscheduled. */
+  rewardUptimeUpgradeTime?: number;
+  /** L1 validator fee (platform.getValidatorFeeState price), nAVAX per second per active L1 validator; polled only when subnets are watched. */
+  feePriceNavaxPerSecond?: number;
 }
+
+/** platform.getValidatorFeeState result: `excess` and `price` are plain JSON numbers (unlike most P-Chain replies). */
+export const validatorFeeStateResult = z.object({
+  excess: z.number().int().nonnegative(),
+  price: z.number().int().nonnegative(),
+  timestamp: z.string(),
+});
 
 /** Converts one validated validator entry. Pure. */
 export function toRecord(v: z.output<typeof validatorSchema>): ValidatorRecord {
@@ -107,7 +120,10 @@ export function capValidators(subnetId: string, validators: ValidatorRecord[], w
 /**
  * platform.getCurrentValidators: the primary network for the watched node ids
  * (or every validator with --watch.all-validators, fetched once per round),
- * and every validator of each watched subnet / L1.
+ * and every validator of each watched subnet / L1; with watched subnets also
+ * platform.getValidatorFeeState, so the L1 balance runway is computed from one
+ * value. The poll time and the reward-uptime upgrade time (learned by the info
+ * source) go into the value so the collector stays pure.
  */
 export const validatorsSource = defineSource<ValidatorsValue>({
   name: 'validators',
@@ -117,8 +133,12 @@ export const validatorsSource = defineSource<ValidatorsValue>({
       const r = await ctx.rpc.call('/ext/bc/P', 'platform.getCurrentValidators', params, validatorsEnvelope, ctx.deadline);
       return { validators: await parseArrayInChunks(r.validators, validatorSchema, 'platform.getCurrentValidators') };
     };
+    const observedAt = Math.floor(Date.now() / 1000);
     const primaryParams = ctx.node.watch.allValidators ? {} : { nodeIDs: watched };
-    const [primary, ...subnets] = await Promise.all([
+    const watchesSubnets = ctx.node.watch.subnetIds.length > 0;
+    const [feeState, primary, ...subnets] = await Promise.all([
+      // The fee price only matters for L1 balances, so nodes that watch no subnet are not asked.
+      watchesSubnets ? ctx.rpc.call('/ext/bc/P', 'platform.getValidatorFeeState', {}, validatorFeeStateResult, ctx.deadline) : undefined,
       call(primaryParams),
       ...ctx.node.watch.subnetIds.map((subnetID) => call({ subnetID })),
     ]);
@@ -127,7 +147,10 @@ export const validatorsSource = defineSource<ValidatorsValue>({
     ctx.node.watch.subnetIds.forEach((subnetId, i) => {
       out.push(capValidators(subnetId, (subnets[i]?.validators ?? []).map(toRecord), [], max));
     });
-    return { subnets: out };
+    const value: ValidatorsValue = { subnets: out, observedAt };
+    if (ctx.known.rewardUptimeUpgradeTime !== undefined) value.rewardUptimeUpgradeTime = ctx.known.rewardUptimeUpgradeTime;
+    if (feeState) value.feePriceNavaxPerSecond = feeState.price;
+    return value;
   },
   collect: collectValidators,
 });

@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeNode } from '../src/fake/fake-node.js';
+import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
+import { scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type TestDaemon } from './helpers/daemon.js';
+
+const SELF = FIXTURE_IDS.nodeId;
+const L1 = FIXTURE_IDS.l1SubnetId;
+const CHAIN = FIXTURE_IDS.l1ChainId;
+const PERIOD = 1_000_000;
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+async function fakeNode(): Promise<FakeNode> {
+  const node = await FakeNode.start();
+  cleanup.push(() => node.stop());
+  return node;
+}
+
+async function daemonFor(raw: Record<string, unknown>): Promise<TestDaemon> {
+  const t = await startTestDaemon(raw);
+  cleanup.push(() => t.daemon.stop());
+  return t;
+}
+
+/** Gives the node's own primary validation a known period and uptime. */
+function setSelf(node: FakeNode, startTime: number, uptimePercent: number): void {
+  const self = node.state.primaryValidators.find((v) => v.nodeId === SELF);
+  if (!self) throw new Error('fixture world has no self validator');
+  self.startTime = startTime;
+  self.endTime = startTime + PERIOD;
+  self.uptime = uptimePercent;
+}
+
+describe('will this validator be rewarded?', () => {
+  it('exports the uptime requirement from the upgrade schedule and the downtime budget at the poll time', async () => {
+    const t0 = Math.floor(Date.now() / 1000);
+    const start = t0 - 1000;
+    // a: helicon unscheduled (9999-12-01, as on mainnet today): 80 %, full uptime so the budget is all of the allowance.
+    const a = await fakeNode();
+    setSelf(a, start, 100);
+    // b: helicon active before the validation started: 90 %; 90 % uptime over the ~1000 s elapsed.
+    const b = await fakeNode();
+    setSelf(b, start, 90);
+    b.state.upgrades.heliconTime = new Date((start - 60) * 1000).toISOString().replace('.000Z', 'Z');
+    // c: helicon scheduled after the validation started: still 80 %.
+    const c = await fakeNode();
+    setSelf(c, start, 100);
+    c.state.upgrades.heliconTime = new Date((start + 60) * 1000).toISOString().replace('.000Z', 'Z');
+
+    const { daemon } = await daemonFor({ nodes: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }, { name: 'c', url: c.url }] });
+    await waitUntilAllUp(daemon);
+    const text = await scrape(daemon);
+    const t1 = Math.floor(Date.now() / 1000);
+    const v = (node: string) => ({ node, node_id: SELF, subnet: PRIMARY_NETWORK_ID });
+
+    expect(valueOf(text, 'avax_node_upgrade_timestamp_seconds', { node: 'b', upgrade: 'helicon' })).toBe(start - 60);
+    expect(seriesOf(text, 'avax_node_upgrade_timestamp_seconds', { node: 'a', upgrade: 'helicon' })).toEqual([]);
+    expect(valueOf(text, 'avax_validator_reward_uptime_threshold_ratio', v('a'))).toBe(0.8);
+    expect(valueOf(text, 'avax_validator_reward_uptime_threshold_ratio', v('b'))).toBe(0.9);
+    expect(valueOf(text, 'avax_validator_reward_uptime_threshold_ratio', v('c'))).toBe(0.8);
+
+    // a, c: (1 - 0.8) x 1,000,000 allowed, nothing used.
+    expect(valueOf(text, 'avax_validator_downtime_budget_seconds', v('a'))).toBeCloseTo(200_000, 6);
+    expect(valueOf(text, 'avax_validator_downtime_budget_seconds', v('c'))).toBeCloseTo(200_000, 6);
+    // b: (1 - 0.9) x 1,000,000 allowed, (1 - 0.9) x (now - start) used, now being the poll time.
+    const budgetB = valueOf(text, 'avax_validator_downtime_budget_seconds', v('b')) ?? NaN;
+    expect(budgetB).toBeGreaterThanOrEqual(0.1 * PERIOD - 0.1 * (t1 - start) - 1e-6);
+    expect(budgetB).toBeLessThanOrEqual(0.1 * PERIOD - 0.1 * (t0 - start) + 1e-6);
+    // Only primary-network validators with an end time have a budget.
+    expect(seriesOf(text, 'avax_validator_downtime_budget_seconds')).toHaveLength(3);
+  });
+
+  it('a lost reward is a negative budget', async () => {
+    const node = await fakeNode();
+    const start = Math.floor(Date.now() / 1000) - PERIOD / 2;
+    setSelf(node, start, 50); // 250,000 s down already; 200,000 s allowed
+    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url }] });
+    await waitUntilAllUp(daemon);
+    const budget = valueOf(await scrape(daemon), 'avax_validator_downtime_budget_seconds', { node: 'fake', node_id: SELF }) ?? NaN;
+    expect(budget).toBeLessThan(-49_990);
+    expect(budget).toBeGreaterThan(-50_010);
+  });
+});
+
+describe('L1 validators: uptime from the L1 chain, balance runway', () => {
+  it('exports the L1 uptime per chain, the fee price and the runway, and follows a price change', async () => {
+    const node = await fakeNode();
+    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url, watch: { subnet_ids: [L1] } }] });
+    await waitUntilAllUp(daemon);
+    const l1 = (id: string) => ({ node: 'fake', node_id: id, subnet: L1, chain: CHAIN });
+    const runwayLabels = { node: 'fake', node_id: SELF, subnet: L1, validation_id: FIXTURE_IDS.l1ValidationId };
+    const balance = node.state.subnets[L1]?.validators.find((v) => 'validationId' in v && v.validationId === FIXTURE_IDS.l1ValidationId);
+    if (!balance || !('balance' in balance)) throw new Error('fixture world has no L1 validation for the node');
+
+    const before = await scrape(daemon);
+    expect(valueOf(before, 'avax_source_up', { node: 'fake', source: 'l1_uptime' })).toBe(1);
+    expect(valueOf(before, 'avax_l1_validator_uptime_ratio', l1(SELF))).toBe(0.9998);
+    expect(valueOf(before, 'avax_l1_validator_connected', l1(SELF))).toBe(1);
+    expect(valueOf(before, 'avax_l1_validator_uptime_ratio', l1(FIXTURE_IDS.l1InactiveNodeId))).toBe(0.612);
+    expect(valueOf(before, 'avax_l1_validator_connected', l1(FIXTURE_IDS.l1InactiveNodeId))).toBe(0);
+    expect(valueOf(before, 'avax_l1_validator_fee_price_avax_per_second', { node: 'fake' })).toBe(512 / 1e9);
+    expect(valueOf(before, 'avax_l1_validator_balance_runway_seconds', runwayLabels)).toBe(Number(balance.balance) / 512);
+    // The inactive validator (balance 0) pays nothing and has no runway.
+    expect(seriesOf(before, 'avax_l1_validator_balance_runway_seconds')).toHaveLength(1);
+
+    node.state.validatorFeeState.price = 2048;
+    const entry = node.state.l1Uptimes[CHAIN]?.[0];
+    if (!entry) throw new Error('fixture world has no L1 uptime entry');
+    entry.uptimePercentage = 42.5;
+    entry.isConnected = false;
+    await daemon.waitForRounds(2);
+    const after = await scrape(daemon);
+    expect(valueOf(after, 'avax_l1_validator_fee_price_avax_per_second', { node: 'fake' })).toBe(2048 / 1e9);
+    expect(valueOf(after, 'avax_l1_validator_balance_runway_seconds', runwayLabels)).toBe(Number(balance.balance) / 2048);
+    expect(valueOf(after, 'avax_l1_validator_uptime_ratio', l1(SELF))).toBe(0.425);
+    expect(valueOf(after, 'avax_l1_validator_connected', l1(SELF))).toBe(0);
+  });
+
+  it('a chain without the validators API (404) is skipped, not a failure; without watched subnets nothing is asked', async () => {
+    const node = await fakeNode();
+    delete node.state.l1Uptimes[CHAIN];
+    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url, watch: { subnet_ids: [L1] } }, { name: 'plain', url: node.url }] });
+    await waitUntilAllUp(daemon);
+    const text = await scrape(daemon);
+    expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'l1_uptime' })).toBe(1);
+    // A node that watches no subnet is not asked at all: no l1_uptime series, not even avax_source_up.
+    expect(seriesOf(text, 'avax_source_up', { node: 'plain', source: 'l1_uptime' })).toEqual([]);
+    expect(seriesOf(text, 'avax_l1_validator_uptime_ratio')).toEqual([]);
+    // The fee price is asked only by the node that watches subnets.
+    expect(valueOf(text, 'avax_l1_validator_fee_price_avax_per_second', { node: 'fake' })).toBe(512 / 1e9);
+    expect(seriesOf(text, 'avax_l1_validator_fee_price_avax_per_second', { node: 'plain' })).toEqual([]);
+  });
+});
+
+describe('uptime as the peers see the node', () => {
+  it('exports nearest-rank quantiles of the connected peers\' observed uptime', async () => {
+    const node = await fakeNode();
+    const template = node.state.peers[0];
+    if (!template) throw new Error('fixture world has no peers');
+    node.state.peers = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((u, i) => ({ ...template, nodeId: `${template.nodeId}${i}`, observedUptime: u }));
+    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url }] });
+    await waitUntilAllUp(daemon);
+    const text = await scrape(daemon);
+    expect(valueOf(text, 'avax_node_peers_observed_uptime_ratio', { node: 'fake', peer_quantile: '0.1' })).toBe(0.1);
+    expect(valueOf(text, 'avax_node_peers_observed_uptime_ratio', { node: 'fake', peer_quantile: '0.5' })).toBe(0.5);
+    expect(valueOf(text, 'avax_node_peers_observed_uptime_ratio', { node: 'fake', peer_quantile: '0.9' })).toBe(0.9);
+    node.state.peers = [];
+    await daemon.waitForRounds(2);
+    expect(seriesOf(await scrape(daemon), 'avax_node_peers_observed_uptime_ratio')).toEqual([]);
+  });
+});
