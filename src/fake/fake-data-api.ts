@@ -15,9 +15,9 @@
  * @packageDocumentation
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { FakeHttpServer, bindServer, type BoundServer } from './fake-server.js';
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { cb58Encode, FIXTURE_IDS, FIXTURE_NOW, MAINNET_CHAIN_IDS, PRIMARY_NETWORK_ID } from './fake-data.js';
 
 /** A chain as the service names it in paths and `chainInfo`. */
@@ -280,55 +280,32 @@ class HttpProblem extends Error {
   }
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
 
 /** A running fake Data API. */
-export class FakeDataApi {
-  readonly url: string;
-  readonly port: number;
+export class FakeDataApi extends FakeHttpServer {
   /** The world it answers from. */
   state: FakeDataApiState;
   /** Requests received, oldest first. */
   readonly calls: FakeDataApiCall[] = [];
 
-  private server: http.Server;
   private readonly faults = new Map<string, FakeDataApiFault>();
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   /** Page token → offset of the next page in the listing it was issued for. */
   private readonly tokens = new Map<string, { listing: string; offset: number }>();
-  private listening = false;
 
   private constructor(
-    server: http.Server,
-    private readonly host: string,
-    port: number,
+    bound: BoundServer,
     state: FakeDataApiState,
     private readonly opts: FakeDataApiOptions,
   ) {
-    this.server = server;
-    this.port = port;
+    super(bound);
     this.state = state;
-    this.url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   }
 
   /** Starts a fake Data API (default: the fixture world on 127.0.0.1, any free port). */
   static async start(opts: FakeDataApiOptions = {}): Promise<FakeDataApi> {
     const host = opts.host ?? '127.0.0.1';
-    const server = http.createServer();
-    await listen(server, host, opts.port ?? 0);
-    const port = (server.address() as AddressInfo).port;
-    const api = new FakeDataApi(server, host, port, { ...defaultFakeDataApiState(), ...opts.state }, opts);
-    api.attach(server);
-    api.listening = true;
+    const api = new FakeDataApi(await bindServer(host, opts.port ?? 0), { ...defaultFakeDataApiState(), ...opts.state }, opts);
+    api.attach();
     return api;
   }
 
@@ -376,43 +353,11 @@ export class FakeDataApi {
     return block;
   }
 
-  /** Closes the listener and every open socket; connections are refused afterwards. */
-  async stop(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    if (!this.listening) return;
-    this.listening = false;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    this.server.closeAllConnections();
-    await closed;
+  protected answerInternalError(res: ServerResponse, err: unknown): void {
+    this.send(res, 500, errorJson(500, `fake Data API error: ${err instanceof Error ? err.message : String(err)}`));
   }
 
-  /** Listens again on the same port after {@link FakeDataApi.stop}. */
-  async restart(): Promise<void> {
-    if (this.listening) return;
-    const server = http.createServer();
-    await listen(server, this.host, this.port);
-    this.server = server;
-    this.attach(server);
-    this.listening = true;
-  }
-
-  private attach(server: http.Server): void {
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      this.onRequest(req, res).catch((err: unknown) => {
-        // A bug in the fake must not take the test process down.
-        if (!res.headersSent && !res.destroyed) this.send(res, 500, errorJson(500, `fake Data API error: ${err instanceof Error ? err.message : String(err)}`));
-      });
-    });
-  }
-
-  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const u = new URL(req.url ?? '/', 'http://fake');
     const keyHeader = (this.opts.keyHeader ?? 'x-glacier-api-key').toLowerCase();
     const sentKey = req.headers[keyHeader];
@@ -434,13 +379,7 @@ export class FakeDataApi {
     }
     if (fault?.kind === 'body') return this.send(res, fault.status ?? 200, fault.body);
     if (fault?.kind === 'delay') {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          this.timers.delete(t);
-          resolve();
-        }, fault.ms);
-        this.timers.add(t);
-      });
+      await this.sleep(fault.ms);
       if (res.destroyed || !this.listening) return;
     }
 

@@ -11,9 +11,8 @@
  *
  * @packageDocumentation
  */
-import http from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { FakeHttpServer, bindServer, type BoundServer } from './fake-server.js';
 import { defaultFakeState, isCb58Id, isCb58NodeId, PRIMARY_NETWORK_ID } from './fake-data.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -509,7 +508,7 @@ function goTypeName(v: unknown): string {
 }
 
 function errorBody(status: number): string {
-  return `${status} ${http.STATUS_CODES[status] ?? 'Error'}`;
+  return `${status} ${STATUS_CODES[status] ?? 'Error'}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -568,32 +567,19 @@ function optStringArray(args: Record<string, unknown>, name: string): string[] {
  * node.setFault('info.peers', { kind: 'status', status: 502 });
  * await node.stop();
  */
-export class FakeNode {
-  /** Base URL, e.g. `http://127.0.0.1:43123`. */
-  readonly url: string;
-  /** The bound port (stable across {@link FakeNode.restart}). */
-  readonly port: number;
+export class FakeNode extends FakeHttpServer {
   /** The mutable world the node answers from. */
   state: FakeNodeState;
   /** Every request received, oldest first (bounded by `maxCalls`). */
   readonly calls: FakeCall[] = [];
 
-  private server: http.Server;
-  private readonly host: string;
   private readonly maxCalls: number;
   private readonly faults = new Map<string, Fault>();
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private listening = false;
 
-  private constructor(server: http.Server, host: string, port: number, state: FakeNodeState, maxCalls: number) {
-    this.server = server;
-    this.host = host;
-    this.port = port;
+  private constructor(bound: BoundServer, state: FakeNodeState, maxCalls: number) {
+    super(bound);
     this.state = state;
     this.maxCalls = maxCalls;
-    const urlHost = host.includes(':') ? `[${host}]` : host;
-    this.url = `http://${urlHost}:${port}`;
   }
 
   /** Starts a fake node (default: the fixture world on 127.0.0.1, any free port). */
@@ -601,12 +587,8 @@ export class FakeNode {
     const host = opts.host ?? '127.0.0.1';
     const state: FakeNodeState = { ...defaultFakeState(), ...opts.state };
     // Bind before constructing so that `port` and `url` are known (port 0 picks a free port).
-    const server = http.createServer();
-    await listen(server, host, opts.port ?? 0);
-    const port = (server.address() as AddressInfo).port;
-    const node = new FakeNode(server, host, port, state, opts.maxCalls ?? 100_000);
-    node.attach(server);
-    node.listening = true;
+    const node = new FakeNode(await bindServer(host, opts.port ?? 0), state, opts.maxCalls ?? 100_000);
+    node.attach();
     return node;
   }
 
@@ -644,46 +626,12 @@ export class FakeNode {
     passCheckIn(this.state, name);
   }
 
-  /** Closes the listener and destroys open sockets (including hung requests): connections are refused afterwards. */
-  async stop(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    if (!this.listening) return;
-    this.listening = false;
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    this.server.closeAllConnections();
-    await closed;
+  protected answerInternalError(res: ServerResponse, err: unknown): void {
+    res.writeHead(500, { 'Content-Type': TEXT_CT });
+    res.end(`fake node error: ${err instanceof Error ? err.message : String(err)}\n`);
   }
 
-  /** Listens again on the same port after {@link FakeNode.stop}; no-op if already listening. */
-  async restart(): Promise<void> {
-    if (this.listening) return;
-    const server = http.createServer();
-    await listen(server, this.host, this.port);
-    this.server = server;
-    this.attach(server);
-    this.listening = true;
-  }
-
-  private attach(server: http.Server): void {
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      this.onRequest(req, res).catch((err: unknown) => {
-        // A bug in the fake must not take the test process down; answer 500 if still possible.
-        if (!res.headersSent && !res.destroyed) {
-          res.writeHead(500, { 'Content-Type': TEXT_CT });
-          res.end(`fake node error: ${err instanceof Error ? err.message : String(err)}\n`);
-        }
-      });
-    });
-  }
-
-  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
     const rawUrl = req.url ?? '/';
     const qIdx = rawUrl.indexOf('?');
@@ -743,13 +691,7 @@ export class FakeNode {
     wire.headers['node-id'] = this.state.nodeId;
 
     if (fault?.kind === 'delay') {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          this.timers.delete(t);
-          resolve();
-        }, fault.ms);
-        this.timers.add(t);
-      });
+      await this.sleep(fault.ms);
       if (res.destroyed || !this.listening) return;
     }
     if (fault?.kind === 'reset') return this.deliverPartial(res, wire);
@@ -815,11 +757,7 @@ export class FakeNode {
         return;
       }
       res.write(next);
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        step();
-      }, intervalMs);
-      this.timers.add(t);
+      this.later(intervalMs, step);
     };
     step();
   }
@@ -1489,16 +1427,6 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => reject(err);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-}
 
 /** Shared by {@link FakeNode.failCheck} and the demo simulation. */
 export function failCheckIn(state: FakeNodeState, name: string, error: string): void {
