@@ -54,21 +54,31 @@ export interface Exposition {
   contentType: string;
 }
 
-/** Formats one sample line; returns undefined when its labels do not match the metric definition. */
-function formatSample(s: Sample, labelNames: readonly string[]): string | undefined {
+/**
+ * Formats a sample's series, `name{labels}` (the line without its value, which
+ * is also the key duplicates are found by); undefined when its labels do not
+ * match the metric definition. `escaped` memoizes label values for one render:
+ * the same few thousand values (node, subnet, node ids) recur in every metric.
+ */
+function formatSeries(s: Sample, labelNames: readonly string[], escaped: Map<string, string>): string | undefined {
   const labels = s.labels;
   let keys = 0;
   for (const _k in labels) keys++;
   if (keys !== labelNames.length) return undefined;
-  if (labelNames.length === 0) return `${s.name} ${formatValue(s.value)}\n`;
+  if (labelNames.length === 0) return s.name;
   let out = `${s.name}{`;
   for (let i = 0; i < labelNames.length; i++) {
     const name = labelNames[i] as string;
     const value = labels[name];
     if (value === undefined) return undefined;
-    out += `${i ? ',' : ''}${name}="${escapeLabelValue(sanitizeLabelValue(value))}"`;
+    let e = escaped.get(value);
+    if (e === undefined) {
+      e = escapeLabelValue(sanitizeLabelValue(value));
+      escaped.set(value, e);
+    }
+    out += `${i ? ',' : ''}${name}="${e}"`;
   }
-  return `${out}} ${formatValue(s.value)}\n`;
+  return `${out}}`;
 }
 
 /**
@@ -91,26 +101,26 @@ export class ExpositionRenderer {
     this.duplicates = 0;
     const lines = new Map<MetricName, string[]>();
     const seen = new Set<string>();
+    const escaped = new Map<string, string>();
     for (let start = 0; start < samples.length; start += CHUNK) {
       if (start > 0) await yieldToLoop();
       const end = Math.min(samples.length, start + CHUNK);
       for (let i = start; i < end; i++) {
         const s = samples[i] as Sample;
         const def = METRICS[s.name];
-        const line = def ? formatSample(s, def.labels) : undefined;
-        if (line === undefined) {
+        const series = def ? formatSeries(s, def.labels, escaped) : undefined;
+        if (series === undefined) {
           this.rejected++;
           continue;
         }
-        const key = line.slice(0, line.lastIndexOf(' '));
-        if (seen.has(key)) {
+        if (seen.has(series)) {
           this.duplicates++;
           continue;
         }
-        seen.add(key);
+        seen.add(series);
         let list = lines.get(s.name);
         if (!list) lines.set(s.name, (list = []));
-        list.push(line);
+        list.push(`${series} ${formatValue(s.value)}\n`);
       }
     }
     const parts: string[] = [];
