@@ -1,0 +1,387 @@
+/**
+ * Child role `daemon`: the real exporter (startDaemon, the same code as the
+ * CLI) in a process of its own, plus the commands the benchmark needs: wait for
+ * the first round, run poll rounds back to back, read the event-loop delay.
+ */
+import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { ExpositionRenderer } from '../../exposition/render.js';
+import { ConfigError, buildConfig } from '../../config/load.js';
+import { parseJsonBody } from '../../http/json-rpc.js';
+import { toRecord, validatorsResult } from '../../sources/validators.js';
+import { peersResult } from '../../sources/peers.js';
+import { startDaemon } from '../../daemon.js';
+import { createLogger } from '../../log.js';
+import type { Role } from './child.js';
+
+/** Arguments of the daemon role (file-shaped config pieces). */
+export interface DaemonArgs {
+  nodes: { name: string; url: string; watch?: { all_validators?: boolean; subnet_ids?: string[] } }[];
+  interval: string;
+  timeout: string;
+}
+
+/** What the daemon role reports at start. */
+export interface DaemonInfo {
+  url: string;
+}
+
+/** The daemon's state, as the benchmark checks it. */
+export interface DaemonStatus {
+  ready: boolean;
+  /** Renders started so far. */
+  renders: number;
+  rounds: number;
+  series: number;
+  textBytes: number;
+  gzipBytes: number;
+  sources: number;
+  sourcesDown: string[];
+  polls: number;
+  failures: number;
+}
+
+/** Event-loop delay over a window, ms (perf_hooks.monitorEventLoopDelay, less the timer's own interval). */
+export interface EldStats {
+  resolutionMs: number;
+  samples: number;
+  p50: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** Where the memory is: V8's heap spaces (committed size) and memory outside the heap, bytes. */
+export interface MemoryBreakdown {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  /** Committed size of each V8 space (new_space, old_space, code_space, large_object_space, ...). */
+  spaces: Record<string, number>;
+  external: number;
+  arrayBuffers: number;
+}
+
+/** The memory of this process now. */
+export function memoryBreakdown(): MemoryBreakdown {
+  const m = process.memoryUsage();
+  const spaces: Record<string, number> = {};
+  for (const s of getHeapSpaceStatistics()) spaces[s.space_name] = s.space_size;
+  return { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, spaces, external: m.external, arrayBuffers: m.arrayBuffers };
+}
+
+/** Renders started since the process started (counted on the renderer's prototype: no cost, no timer). */
+let rendersStarted = 0;
+{
+  const render = ExpositionRenderer.prototype.render;
+  ExpositionRenderer.prototype.render = function countedRender(this: ExpositionRenderer, ...args: Parameters<typeof render>) {
+    rendersStarted++;
+    return render.apply(this, args);
+  };
+}
+
+/** CPU and wall time of one render of the current state (a fresh renderer, as the daemon's own). */
+export interface RenderCost {
+  renders: number;
+  cpuMsPerRender: number;
+  wallMsPerRender: number;
+}
+
+/**
+ * The synchronous steps a poll runs on a large answer, each timed alone (median
+ * of several runs, ms): between the body's arrival and the next await nothing
+ * else can run, so their sum is the longest event-loop block a poll causes.
+ */
+export interface SyncSteps {
+  validatorsBytes: number;
+  /** parseJsonBody: UTF-8 check and decode (TextDecoder, fatal) + JSON.parse. */
+  validatorsDecodeParse: number;
+  /** zod validation of the result (validatorsResult). */
+  validatorsValidate: number;
+  /** Conversion to records (toRecord). */
+  validatorsRecords: number;
+  peersBytes: number;
+  peersDecodeParse: number;
+  peersValidate: number;
+}
+
+function medianMs(runs: number, fn: () => unknown): number {
+  const times: number[] = [];
+  fn();
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] as number;
+}
+
+async function rpcBody(url: string, method: string): Promise<Buffer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }) });
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** Garbage-collection pauses over a window (PerformanceObserver 'gc' entries). */
+export interface GcStats {
+  count: number;
+  totalMs: number;
+  maxMs: number;
+  /** Mark-compact (full) collections. */
+  majorCount: number;
+  majorMaxMs: number;
+}
+
+/** Records GC pauses until stopped. */
+function watchGc(): () => GcStats {
+  const stats: GcStats = { count: 0, totalMs: 0, maxMs: 0, majorCount: 0, majorMaxMs: 0 };
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      stats.count++;
+      stats.totalMs += e.duration;
+      stats.maxMs = Math.max(stats.maxMs, e.duration);
+      const kind = ((e as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+        stats.majorCount++;
+        stats.majorMaxMs = Math.max(stats.majorMaxMs, e.duration);
+      }
+    }
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  return () => {
+    obs.disconnect();
+    return stats;
+  };
+}
+
+/** Result of `rounds`. */
+export interface RoundsResult {
+  rounds: number;
+  wallMs: number;
+  /** CPU of the whole process over the rounds. */
+  cpuMs: number;
+  /** CPU from a round's start to its end (requests, parsing, validation, state). */
+  pollCpuMs: number;
+  /** CPU from a round's end to the end of the render that follows it (collect, render, gzip). */
+  renderCpuMs: number;
+  roundWallP50: number;
+  roundWallP99: number;
+  renderWallP50: number;
+  renderWallP99: number;
+  eld: EldStats;
+  gc: GcStats;
+  renders: number;
+  memory: MemoryBreakdown;
+  rssBytes: number;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  maxRssBytes: number;
+  failures: number;
+}
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+/**
+ * The histogram holds the intervals between the monitor's timer ticks, so an
+ * idle loop reads about `resolution`; the delay is what exceeds it.
+ */
+function eldStats(h: IntervalHistogram, resolutionMs: number): EldStats {
+  const ms = (ns: number) => Math.max(0, ns / 1e6 - resolutionMs);
+  return {
+    resolutionMs,
+    samples: h.count,
+    p50: ms(h.percentile(50)),
+    p99: ms(h.percentile(99)),
+    max: ms(h.max),
+    mean: ms(h.mean),
+  };
+}
+
+export async function startDaemonRole(input: unknown): Promise<Role> {
+  const args = input as DaemonArgs;
+  const fileShaped = {
+    web: { listen_address: '127.0.0.1:0' },
+    poll: { interval: args.interval, timeout: args.timeout },
+    nodes: args.nodes,
+    log: { level: 'warn', format: 'json' },
+  };
+  // Only loopback traffic: the Data API poller (a public service) is switched off. A
+  // configuration schema without the data_api section has no such poller at all.
+  let config: ReturnType<typeof buildConfig>;
+  try {
+    config = buildConfig({ ...fileShaped, data_api: { enabled: false } });
+  } catch (err) {
+    if (!(err instanceof ConfigError) || !err.problems.some((p) => p.includes('data_api'))) throw err;
+    config = buildConfig(fileShaped);
+  }
+  const daemon = await startDaemon(config, { logger: createLogger({ level: 'warn', format: 'json' }) });
+
+  const totals = () => {
+    let polls = 0;
+    let failures = 0;
+    for (const s of daemon.store.all()) {
+      polls += s.polls;
+      for (const n of Object.values(s.failures)) failures += n;
+    }
+    return { polls, failures };
+  };
+  const status = (): DaemonStatus => {
+    const exp = daemon.exposition();
+    const states = daemon.store.all();
+    return {
+      ready: daemon.ready(),
+      renders: rendersStarted,
+      rounds: daemon.pollers.reduce((n, p) => n + p.completedRounds, 0),
+      series: exp.series,
+      textBytes: exp.text.length,
+      gzipBytes: exp.gzip.length,
+      sources: states.length,
+      sourcesDown: states.filter((s) => s.up !== true).map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'no answer yet'}`),
+      ...totals(),
+    };
+  };
+
+  let eld: { h: IntervalHistogram; resolutionMs: number } | undefined;
+
+  return {
+    info: { url: daemon.url } satisfies DaemonInfo,
+    handlers: {
+      status,
+      /** Waits until every node's first round is on /metrics; bounded by timeoutMs. */
+      async waitReady(a: unknown) {
+        const { timeoutMs } = a as { timeoutMs: number };
+        const end = Date.now() + timeoutMs;
+        while (!daemon.ready()) {
+          if (Date.now() > end) throw new Error(`not ready after ${timeoutMs} ms: ${status().sourcesDown.slice(0, 5).join('; ')}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return status();
+      },
+      memory: () => memoryBreakdown(),
+      /** Times the poll's synchronous steps on the first node's real answers (call with polling idle). */
+      async syncSteps(): Promise<SyncSteps> {
+        const node = args.nodes[0];
+        if (!node) throw new Error('no node');
+        const v = await rpcBody(`${node.url}/ext/bc/P`, 'platform.getCurrentValidators');
+        const p = await rpcBody(`${node.url}/ext/info`, 'info.peers');
+        const vResult = (parseJsonBody(v, 'validators') as { result: unknown }).result;
+        const vParsed = validatorsResult.parse(vResult);
+        const pResult = (parseJsonBody(p, 'peers') as { result: unknown }).result;
+        const runs = 9;
+        return {
+          validatorsBytes: v.length,
+          validatorsDecodeParse: medianMs(runs, () => parseJsonBody(v, 'validators')),
+          validatorsValidate: medianMs(runs, () => validatorsResult.safeParse(vResult)),
+          validatorsRecords: medianMs(runs, () => vParsed.validators.map(toRecord)),
+          peersBytes: p.length,
+          peersDecodeParse: medianMs(runs, () => parseJsonBody(p, 'peers')),
+          peersValidate: medianMs(runs, () => peersResult.safeParse(pResult)),
+        };
+      },
+      /**
+       * Renders the current state `count` times with a fresh renderer; CPU and wall per render.
+       * Polling is stopped first (this is the end of a measurement), so no round runs meanwhile.
+       */
+      async renderCost(a: unknown): Promise<RenderCost> {
+        const { count } = a as { count: number };
+        await Promise.all(daemon.pollers.map((p) => p.stop()));
+        await daemon.renderFresh();
+        const c0 = cpuMs();
+        const t0 = performance.now();
+        for (let i = 0; i < count; i++) await daemon.renderFresh();
+        return { renders: count, cpuMsPerRender: (cpuMs() - c0) / count, wallMsPerRender: (performance.now() - t0) / count };
+      },
+      eldStart(a: unknown) {
+        const { resolutionMs } = a as { resolutionMs: number };
+        eld?.h.disable();
+        const h = monitorEventLoopDelay({ resolution: resolutionMs });
+        h.enable();
+        eld = { h, resolutionMs };
+        return true;
+      },
+      eldStop(): EldStats {
+        if (!eld) throw new Error('eldStart first');
+        eld.h.disable();
+        const out = eldStats(eld.h, eld.resolutionMs);
+        eld = undefined;
+        return out;
+      },
+      /**
+       * Runs `count` poll rounds of the first node back to back (each followed by
+       * its render), stopping early at `maxMs`. The scheduler's own next round is
+       * an interval away, so nothing overlaps.
+       */
+      async rounds(a: unknown): Promise<RoundsResult> {
+        const { count, gapMs, maxMs, eldResolutionMs } = a as { count: number; gapMs: number; maxMs: number; eldResolutionMs: number };
+        const poller = daemon.pollers[0] as unknown as { runRound?: () => Promise<void> } | undefined;
+        const runRound = poller?.runRound?.bind(poller);
+        if (!runRound) throw new Error('the first poller has no runRound()');
+        const before = totals();
+        const h = monitorEventLoopDelay({ resolution: eldResolutionMs });
+        const roundWall: number[] = [];
+        const renderWall: number[] = [];
+        let pollCpu = 0;
+        let renderCpu = 0;
+        const stopGc = watchGc();
+        const cpu0 = cpuMs();
+        const t0 = performance.now();
+        h.enable();
+        let n = 0;
+        const renders0 = rendersStarted;
+        for (; n < count && performance.now() - t0 < maxMs; n++) {
+          const rendered = daemon.waitForRounds(1);
+          const c0 = cpuMs();
+          const r0 = performance.now();
+          await runRound();
+          const c1 = cpuMs();
+          const r1 = performance.now();
+          await rendered;
+          const c2 = cpuMs();
+          roundWall.push(r1 - r0);
+          renderWall.push(performance.now() - r1);
+          pollCpu += c1 - c0;
+          renderCpu += c2 - c1;
+          if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+        }
+        h.disable();
+        const wallMs = performance.now() - t0;
+        // Let the observer deliver the last entries.
+        await new Promise((r) => setImmediate(r));
+        const gc = stopGc();
+        const cpu = cpuMs() - cpu0;
+        const mem = process.memoryUsage();
+        roundWall.sort((x, y) => x - y);
+        renderWall.sort((x, y) => x - y);
+        return {
+          rounds: n,
+          wallMs,
+          cpuMs: cpu,
+          pollCpuMs: pollCpu,
+          renderCpuMs: renderCpu,
+          roundWallP50: pct(roundWall, 50),
+          roundWallP99: pct(roundWall, 99),
+          renderWallP50: pct(renderWall, 50),
+          renderWallP99: pct(renderWall, 99),
+          eld: eldStats(h, eldResolutionMs),
+          gc,
+          renders: rendersStarted - renders0,
+          memory: memoryBreakdown(),
+          rssBytes: mem.rss,
+          heapUsedBytes: mem.heapUsed,
+          heapTotalBytes: mem.heapTotal,
+          maxRssBytes: process.resourceUsage().maxRSS * 1024,
+          failures: totals().failures - before.failures,
+        };
+      },
+    },
+    close: () => daemon.stop(),
+  };
+}

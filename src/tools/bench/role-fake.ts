@@ -1,0 +1,118 @@
+/**
+ * Child role `fake`: one mainnet-scale fake node, or a fleet of them sharing
+ * one world (each with its own node id), served by the project's FakeNode.
+ */
+import http, { type Server } from 'node:http';
+import { FakeNode, type FakeCall } from '../../fake/fake-node.js';
+import { MAINNET, mainnetWorld } from './world.js';
+import type { Role } from './child.js';
+
+/** Arguments of the fake role. */
+export interface FakeArgs {
+  /** How many nodes (1 for the mainnet node, 50 for the fleet). */
+  count: number;
+}
+
+/** What the fake role reports at start. */
+export interface FakeInfo {
+  urls: string[];
+  /** Node id of each node. */
+  nodeIds: string[];
+  validators: number;
+  l1Validators: number;
+  peers: number;
+  /** Size of the answers that matter, from the first node (bytes). */
+  allValidatorsBytes: number;
+  peersBytes: number;
+  healthBytes: number;
+  /** Idle keep-alive timeout of the fake nodes (ms); 5000 when it could not be set. */
+  idleTimeoutMs: number;
+}
+
+/**
+ * AvalancheGo keeps idle API connections for 120 s (--http-idle-timeout); a
+ * node:http server closes them after 5 s, which with a 15 s poll interval would
+ * make every round open new connections. The benchmark's fake nodes behave like
+ * the real ones: this process serves nothing but fakes, so every HTTP server it
+ * creates gets AvalancheGo's idle timeout (counted, so the report can say
+ * whether it took effect).
+ */
+const AVALANCHEGO_IDLE_TIMEOUT_MS = 120_000;
+let serversWithIdleTimeout = 0;
+{
+  const createServer = http.createServer.bind(http) as (...args: unknown[]) => Server;
+  (http as { createServer: unknown }).createServer = (...args: unknown[]): Server => {
+    const server = createServer(...args);
+    server.keepAliveTimeout = AVALANCHEGO_IDLE_TIMEOUT_MS;
+    serversWithIdleTimeout++;
+    return server;
+  };
+}
+
+/** Upstream calls received since the last `calls`. */
+export interface CallCounts {
+  total: number;
+  /** Distinct call (HTTP method, path, query, RPC method, params) → count, over all nodes. */
+  byCall: Record<string, number>;
+}
+
+function callKey(c: FakeCall): string {
+  const rpc = c.rpcMethod === undefined ? '' : ` ${c.rpcMethod} ${JSON.stringify(c.params ?? null)}`;
+  return `${c.httpMethod} ${c.path}${c.query}${rpc}`;
+}
+
+async function bodySize(url: string, init?: RequestInit): Promise<number> {
+  const res = await fetch(url, init);
+  return (await res.arrayBuffer()).byteLength;
+}
+
+function rpc(method: string, params: unknown = {}): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) };
+}
+
+export async function startFakeRole(raw: unknown): Promise<Role> {
+  const args = raw as FakeArgs;
+  const world = mainnetWorld(MAINNET);
+  const validators = world.primaryValidators ?? [];
+  const nodes: FakeNode[] = [];
+  for (let i = 0; i < args.count; i++) {
+    // Shallow override: the validator, peer and health objects are shared by every node of the fleet.
+    const nodeId = i === 0 ? (world.nodeId as string) : (validators[i % validators.length]?.nodeId ?? (world.nodeId as string));
+    nodes.push(await FakeNode.start({ state: { ...world, nodeId }, maxCalls: 200_000 }));
+  }
+  const first = nodes[0];
+  if (!first) throw new Error('no fake node');
+  const info: FakeInfo = {
+    urls: nodes.map((n) => n.url),
+    nodeIds: nodes.map((n) => n.state.nodeId),
+    validators: validators.length,
+    l1Validators: Object.values(world.subnets ?? {}).reduce((n, s) => n + s.validators.filter((v) => 'validationId' in v).length, 0),
+    peers: world.peers?.length ?? 0,
+    allValidatorsBytes: await bodySize(`${first.url}/ext/bc/P`, rpc('platform.getCurrentValidators')),
+    peersBytes: await bodySize(`${first.url}/ext/info`, rpc('info.peers')),
+    healthBytes: await bodySize(`${first.url}/ext/health`),
+    idleTimeoutMs: serversWithIdleTimeout >= nodes.length ? AVALANCHEGO_IDLE_TIMEOUT_MS : 5_000,
+  };
+  for (const n of nodes) n.clearCalls();
+  return {
+    info,
+    handlers: {
+      calls: (): CallCounts => {
+        const byCall: Record<string, number> = {};
+        let total = 0;
+        for (const n of nodes) {
+          for (const c of n.calls) {
+            const k = callKey(c);
+            byCall[k] = (byCall[k] ?? 0) + 1;
+            total++;
+          }
+          n.clearCalls();
+        }
+        return { total, byCall };
+      },
+    },
+    close: async () => {
+      await Promise.all(nodes.map((n) => n.stop()));
+    },
+  };
+}
