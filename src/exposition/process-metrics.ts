@@ -26,7 +26,8 @@ export class ProcessMetrics {
   #refreshing: Promise<void> | undefined;
 
   constructor(private readonly maxAgeMs = 1_000) {
-    collectDefaultMetrics({ register: this.#registry });
+    // A 100 ms loop-lag sampler instead of the 10 ms default: the same picture for a scrape every 15 s, a tenth of the idle CPU.
+    collectDefaultMetrics({ register: this.#registry, eventLoopMonitoringPrecision: 100 });
     // These prom-client gauges carry a `_total` suffix, which the naming rules
     // (and promtool) reserve for counters; the un-suffixed gauges say the same.
     for (const name of LINT_FAILURES) this.#registry.removeSingleMetric(name);

@@ -131,6 +131,8 @@ export class ExpositionRenderer {
       parts.push(`# HELP ${name} ${escapeHelp(def.help)}\n# TYPE ${name} ${def.type}\n`, ...list);
     }
     const text = Buffer.from(parts.join(''), 'utf8');
-    return { text, gzip: await gzipAsync(text), series: seen.size, contentType: TEXT_CONTENT_TYPE };
+    // Level 1: the cached exposition is compressed after every round, served many times; the
+    // fastest level costs a fraction of the default's CPU for a few percent more bytes.
+    return { text, gzip: await gzipAsync(text, { level: 1 }), series: seen.size, contentType: TEXT_CONTENT_TYPE };
   }
 }
