@@ -1,30 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
-import { scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type TestDaemon } from './helpers/daemon.js';
+import { scrape, seriesOf, perTestResources, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const L1 = FIXTURE_IDS.l1SubnetId;
 const CHAIN = FIXTURE_IDS.l1ChainId;
 const PERIOD = 1_000_000;
 
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn();
-});
-
-async function fakeNode(): Promise<FakeNode> {
-  const node = await FakeNode.start();
-  cleanup.push(() => node.stop());
-  return node;
-}
-
-async function daemonFor(raw: Record<string, unknown>): Promise<TestDaemon> {
-  const t = await startTestDaemon(raw);
-  cleanup.push(() => t.daemon.stop());
-  return t;
-}
+const { fakeNode, daemonFor } = perTestResources();
 
 /** Gives the node's own primary validation a known period and uptime. */
 function setSelf(node: FakeNode, startTime: number, uptimePercent: number): void {

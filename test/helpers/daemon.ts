@@ -1,4 +1,6 @@
 import { Writable } from 'node:stream';
+import { afterEach } from 'vitest';
+import { FakeNode } from '../../src/fake/fake-node.js';
 import { gunzipSync } from 'node:zlib';
 import { buildConfig } from '../../src/config/load.js';
 import { startDaemon, type Daemon } from '../../src/daemon.js';
@@ -116,4 +118,28 @@ export async function waitUntilAllUp(daemon: Daemon, timeoutMs = 8_000): Promise
       throw new Error(`sources still down: ${down.join('; ')}`);
     }
   }
+}
+
+/**
+ * Per-test resources: a fake node or a daemon started through these is
+ * stopped after the test (last started, first stopped). Call at the top
+ * level of a test file.
+ */
+export function perTestResources(): { fakeNode: () => Promise<FakeNode>; daemonFor: (raw: Record<string, unknown>) => Promise<TestDaemon> } {
+  const cleanup: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn();
+  });
+  return {
+    fakeNode: async () => {
+      const node = await FakeNode.start();
+      cleanup.push(() => node.stop());
+      return node;
+    },
+    daemonFor: async (raw) => {
+      const t = await startTestDaemon(raw);
+      cleanup.push(() => t.daemon.stop());
+      return t;
+    },
+  };
 }
