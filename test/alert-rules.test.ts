@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Rule, RuleGroup } from './helpers/promql-contract.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RULES_FILE = join(ROOT, 'alerts', 'avax-exporter.rules.yml');
@@ -41,18 +42,6 @@ function run(cmd: string, args: string[]): Promise<RunResult> {
 
 // ------------------------------------------------------------- rule model
 
-interface Rule {
-  record?: string;
-  alert?: string;
-  expr: string;
-  for?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-interface RuleGroup {
-  name: string;
-  rules: Rule[];
-}
 interface AlertCase {
   eval_time: string;
   alertname: string;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FakeNode } from '../src/fake/fake-node.js';
-import { UpstreamError } from '../src/http/errors.js';
+import { failure } from './helpers/upstream.js';
 import { JsonRpcClient, RpcError, parseRetryAfter, type Deadline } from '../src/http/json-rpc.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { healthSource } from '../src/sources/health.js';
@@ -33,15 +33,6 @@ function deadline(ms: number): Deadline {
   return { signal: AbortSignal.timeout(ms), at: Date.now() + ms };
 }
 
-async function failure(p: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(UpstreamError);
-    return err as UpstreamError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const getNodeId = (ms = 1_000) => rpc.call('/ext/info', 'info.getNodeID', {}, nodeIdResult, deadline(ms));
 const calls = (method: string) => node.calls.filter((c) => c.rpcMethod === method).length;

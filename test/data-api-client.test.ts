@@ -5,7 +5,7 @@ import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { DataApiClient, DataApiHttpError, type DataApiClientOptions } from '../src/data-api/client.js';
 import { TokenBucket } from '../src/data-api/token-bucket.js';
 import { dataApiBlocksSource, dataApiNodeBlocksSource, dataApiValidatorsSource, validationItem, type DataApiContext } from '../src/data-api/sources.js';
-import { UpstreamError } from '../src/http/errors.js';
+import { failure } from './helpers/upstream.js';
 import type { Deadline } from '../src/http/json-rpc.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { createLogger } from '../src/log.js';
@@ -45,15 +45,6 @@ function ctx(c: DataApiClient, nodeIds: string[], ms = 5_000, maxPages = 10): Da
   return { client: c, network: 'mainnet', nodeIds, maxPages, deadline: deadline(ms), round: 0 };
 }
 
-async function failure(p: Promise<unknown>): Promise<UpstreamError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(UpstreamError);
-    return err as UpstreamError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const anyBody = z.unknown();
 const get = (c: DataApiClient, path = VALIDATORS, ms = 5_000) => c.get(path, {}, anyBody, deadline(ms));
