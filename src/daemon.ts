@@ -9,7 +9,7 @@ import { StateStore, type StateTransition } from './state/store.js';
 import { NODE_SOURCES, IDENTITY_SOURCE } from './sources/index.js';
 import type { SourceDef } from './sources/source.js';
 import { NodePoller, type PollerHandle } from './scheduler.js';
-import { assembleSamples } from './exposition/assemble.js';
+import { SampleAssembler } from './exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from './exposition/render.js';
 import { createExporterServer } from './server/server.js';
 import { ProcessMetrics } from './exposition/process-metrics.js';
@@ -121,7 +121,9 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   for (const s of DATA_API_SOURCES) sourceByName.set(s.name, s as unknown as SourceDef<unknown>);
   const store = new StateStore();
   const transport = new HttpTransport({ maxResponseBytes: opts.maxResponseBytes });
+  // Both keep what they made for unchanged source values, so a render after one node's round formats that node only.
   const renderer = new ExpositionRenderer();
+  const assembler = new SampleAssembler();
   const processMetrics = new ProcessMetrics();
   await processMetrics.refresh();
 
@@ -160,8 +162,8 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   const isReady = () => servedReady;
 
   let lastRender = { nowMs: 0, ready: false, prevSeries: 0 };
-  const samplesAt = (nowMs: number, ready: boolean, prevSeries: number) =>
-    assembleSamples({
+  const groupsAt = (nowMs: number, ready: boolean, prevSeries: number, using = assembler) =>
+    using.assemble({
       states: store.all(),
       sources: sourceByName,
       nowMs,
@@ -182,7 +184,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     store.expire(nowMs, config.poll.maxAgeMs, maxAgeByNode);
     // The series count of the exposition being replaced: the new one's is only known once it is rendered.
     const prevSeries = exposition?.series ?? 0;
-    exposition = await renderer.render(samplesAt(nowMs, ready, prevSeries));
+    exposition = await renderer.renderGroups(groupsAt(nowMs, ready, prevSeries));
     lastRender = { nowMs, ready, prevSeries };
     servedReady = ready;
     if (renderer.rejected > 0) logger.error({ rejected: renderer.rejected }, 'samples did not match their metric definitions');
@@ -403,7 +405,8 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     reload,
     exposition: () => exposition,
     ready: isReady,
-    renderFresh: () => new ExpositionRenderer().render(samplesAt(lastRender.nowMs, lastRender.ready, lastRender.prevSeries)),
+    // Nothing cached: collected and formatted anew, to check the cached path against.
+    renderFresh: () => new ExpositionRenderer().renderGroups(groupsAt(lastRender.nowMs, lastRender.ready, lastRender.prevSeries, new SampleAssembler()), false),
     async pollNow() {
       await Promise.all(nodePollers.map((p) => p.runRound()));
       // A render chain may still be running (or re-running for a late change): wait until it settles.

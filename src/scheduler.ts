@@ -198,7 +198,8 @@ export class NodePoller extends Poller<PollContext> {
       onRound: opts.onRound,
       makeContext: (deadline, round) => ({
         node,
-        rpc,
+        // One upstream call per distinct request per round, however many sources ask.
+        rpc: rpc.forRound(),
         get: (path) => opts.transport.send({ url: url + path, method: 'GET', headers: { ...headers, accept: 'application/json' }, signal: deadline.signal }),
         deadline,
         known,

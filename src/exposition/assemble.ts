@@ -24,28 +24,56 @@ export interface AssembleInput {
  * yields nothing, so no stale number ever looks current.
  */
 export function assembleSamples(input: AssembleInput): Sample[] {
-  const out: Sample[] = [
-    { name: 'avax_exporter_build_info', labels: input.build, value: 1 },
-    { name: 'avax_exporter_ready', labels: {}, value: input.ready ? 1 : 0 },
-  ];
-  out.push(...(input.extra ?? []));
-  for (const s of input.states) {
-    const labels = { node: s.node, source: s.source };
-    const def = input.sources.get(s.source);
-    const maxAgeMs = input.maxAgeByNode?.get(s.node) ?? input.maxAgeMs;
-    const fresh = s.value !== undefined && s.lastSuccessMs !== undefined && input.nowMs - s.lastSuccessMs <= maxAgeMs;
-    if (def && fresh) {
-      // A loop, not push(...spread): a 20,000-validator set is more samples than a call's argument limit.
-      for (const sample of def.collect(s.value, s.node)) out.push(sample);
-    }
-    if (s.up !== undefined) out.push({ name: 'avax_source_up', labels, value: s.up ? 1 : 0 });
-    if (s.lastSuccessMs !== undefined) out.push({ name: 'avax_source_last_success_timestamp_seconds', labels, value: s.lastSuccessMs / 1000 });
-    if (s.lastDurationSeconds !== undefined) out.push({ name: 'avax_source_poll_duration_seconds', labels, value: s.lastDurationSeconds });
-    out.push({ name: 'avax_source_max_age_seconds', labels, value: maxAgeMs / 1000 });
-    out.push({ name: 'avax_source_polls_total', labels, value: s.polls });
-    for (const reason of FAILURE_REASONS) {
-      out.push({ name: 'avax_source_poll_failures_total', labels: { ...labels, reason }, value: s.failures[reason] });
-    }
-  }
+  const out: Sample[] = [];
+  // A loop, not push(...spread): a 20,000-validator set is more samples than a call's argument limit.
+  for (const g of new SampleAssembler().assemble(input)) for (const s of g) out.push(s);
   return out;
+}
+
+/**
+ * Assembles the state into groups of samples (the exporter's own series, then
+ * per source state its collected samples and its self-metrics), in the order
+ * assembleSamples lists them. The collected samples of a value are kept while
+ * the state holds that same value, and the same array is returned for it:
+ * source values are immutable (a poll returns a new value or the previous one
+ * untouched), so an unchanged value needs neither collecting nor, in the
+ * renderer, formatting again.
+ */
+export class SampleAssembler {
+  /** Collected samples by value; an entry goes with its value. */
+  #collected = new WeakMap<object, { def: SourceDef<unknown>; target: string; samples: readonly Sample[] }>();
+
+  /** The groups of samples of the state at `input.nowMs`. */
+  assemble(input: AssembleInput): (readonly Sample[])[] {
+    const groups: (readonly Sample[])[] = [
+      [{ name: 'avax_exporter_build_info', labels: input.build, value: 1 }, { name: 'avax_exporter_ready', labels: {}, value: input.ready ? 1 : 0 }, ...(input.extra ?? [])],
+    ];
+    for (const s of input.states) {
+      const labels = { node: s.node, source: s.source };
+      const def = input.sources.get(s.source);
+      const maxAgeMs = input.maxAgeByNode?.get(s.node) ?? input.maxAgeMs;
+      const fresh = s.value !== undefined && s.lastSuccessMs !== undefined && input.nowMs - s.lastSuccessMs <= maxAgeMs;
+      if (def && fresh) groups.push(this.#collect(def, s.value, s.node));
+      const own: Sample[] = [];
+      if (s.up !== undefined) own.push({ name: 'avax_source_up', labels, value: s.up ? 1 : 0 });
+      if (s.lastSuccessMs !== undefined) own.push({ name: 'avax_source_last_success_timestamp_seconds', labels, value: s.lastSuccessMs / 1000 });
+      if (s.lastDurationSeconds !== undefined) own.push({ name: 'avax_source_poll_duration_seconds', labels, value: s.lastDurationSeconds });
+      own.push({ name: 'avax_source_max_age_seconds', labels, value: maxAgeMs / 1000 });
+      own.push({ name: 'avax_source_polls_total', labels, value: s.polls });
+      for (const reason of FAILURE_REASONS) {
+        own.push({ name: 'avax_source_poll_failures_total', labels: { ...labels, reason }, value: s.failures[reason] });
+      }
+      groups.push(own);
+    }
+    return groups;
+  }
+
+  #collect(def: SourceDef<unknown>, value: unknown, target: string): readonly Sample[] {
+    if (typeof value !== 'object' || value === null) return def.collect(value, target);
+    const hit = this.#collected.get(value);
+    if (hit && hit.def === def && hit.target === target) return hit.samples;
+    const samples = def.collect(value, target);
+    this.#collected.set(value, { def, target, samples });
+    return samples;
+  }
 }

@@ -3,6 +3,7 @@ import { UpstreamError } from './errors.js';
 import type { HttpResponse, HttpTransport } from './transport.js';
 import { describeIssues } from './wire.js';
 import { withRetry } from './retry.js';
+import { splitJsonArray } from './json-array-split.js';
 
 /** Deadline of one poll, shared by every call made during it. */
 export interface Deadline {
@@ -68,20 +69,45 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
 
+/** An answer of the node to one request: the request's id and the HTTP response (status 200). */
+interface RawAnswer {
+  id: number;
+  res: HttpResponse;
+}
+
+/** Items parsed, validated and converted between two yields to the event loop. */
+const ITEM_BATCH = 200;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * A JSON-RPC 2.0 client for one node. Calls are POSTs with a JSON body and an
  * increasing id; the node's `error` object becomes an {@link RpcError} even on
  * HTTP 200 (gorilla never sets a status for it), and the result is validated
  * with the caller's schema.
+ *
+ * A client made by {@link JsonRpcClient.forRound} makes each distinct request
+ * (path, method, params) once and gives its answer to every caller in that
+ * round: sources that need the same data (info.peers, the full validator set)
+ * share one upstream call, which each parses with its own schema.
  */
 export class JsonRpcClient {
   #nextId = 1;
+  readonly #memo: Map<string, Promise<RawAnswer>> | undefined;
 
   constructor(
     private readonly transport: HttpTransport,
     private readonly baseUrl: string,
     private readonly headers: Record<string, string> = {},
-  ) {}
+    memo?: Map<string, Promise<RawAnswer>>,
+  ) {
+    this.#memo = memo;
+  }
+
+  /** A client for one poll round: identical requests made during the round go upstream once. */
+  forRound(): JsonRpcClient {
+    return new JsonRpcClient(this.transport, this.baseUrl, this.headers, new Map());
+  }
 
   /** Calls `method` at `path` and returns its validated result. Transient failures are retried within the deadline. */
   async call<S extends z.ZodType>(
@@ -91,21 +117,94 @@ export class JsonRpcClient {
     schema: S,
     deadline: Deadline,
   ): Promise<z.output<S>> {
-    return withRetry(() => this.#callOnce(path, method, params, schema, deadline), {
-      signal: deadline.signal,
-      deadline: deadline.at,
-    });
+    const what = `${method} at ${path}`;
+    const { id, res } = await this.#answer(path, method, params, deadline);
+    const result = schema.safeParse(resultOf(parseJsonBody(res.body, what), id, what));
+    if (!result.success) {
+      throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(result.error)})`);
+    }
+    return result.data;
   }
 
-  async #callOnce<S extends z.ZodType>(
+  /**
+   * Calls `method` and returns the items of the array at `result.<key>`, each
+   * validated with `item` and passed through `map`. The array is found in the
+   * raw body and its items parsed a batch at a time with yields in between
+   * (see splitJsonArray), so a multi-MB answer neither blocks the event loop
+   * in one JSON.parse nor lives as one big object graph. An answer that is
+   * not of that shape is parsed whole and fails (or is read) as with `call`.
+   */
+  async callArray<S extends z.ZodType, R = z.output<S>>(
     path: string,
     method: string,
     params: unknown,
-    schema: S,
+    key: string,
+    item: S,
     deadline: Deadline,
-  ): Promise<z.output<S>> {
-    const id = this.#nextId++;
+    map: (v: z.output<S>) => R = (v) => v as R,
+  ): Promise<R[]> {
     const what = `${method} at ${path}`;
+    const { id, res } = await this.#answer(path, method, params, deadline);
+    const body = res.body;
+    const split = await splitJsonArray(body, ['result', key], yieldToLoop);
+    let items: unknown[] | undefined;
+    if (split) {
+      // The envelope without the array's items: small, parsed and checked as usual.
+      const rest = parseJsonBody(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]), what);
+      resultOf(rest, id, what);
+    } else {
+      const result = resultOf(parseJsonBody(body, what), id, what);
+      const shaped = z.object({ [key]: z.array(z.unknown()) }).safeParse(result);
+      if (!shaped.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(shaped.error)})`);
+      items = shaped.data[key] as unknown[];
+    }
+    const count = split ? split.spans.length / 2 : (items as unknown[]).length;
+    const out: R[] = new Array(count);
+    for (let start = 0; start < count; start += ITEM_BATCH) {
+      if (start > 0 || split) await yieldToLoop();
+      const end = Math.min(count, start + ITEM_BATCH);
+      let batch: unknown[];
+      if (split) {
+        const from = split.spans[2 * start] as number;
+        const to = split.spans[2 * end - 1] as number;
+        // The items of a batch are contiguous in the body, separated by commas: one small JSON array.
+        batch = parseJsonBody(Buffer.concat([OPEN, body.subarray(from, to), CLOSE]), what) as unknown[];
+        if (batch.length !== end - start) throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (items ${start}..${end - 1})`);
+      } else {
+        batch = (items as unknown[]).slice(start, end);
+      }
+      for (let i = start; i < end; i++) {
+        const r = item.safeParse(batch[i - start]);
+        if (!r.success) {
+          const issue = r.error.issues[0];
+          const at = [key, String(i), ...(issue?.path ?? []).map(String)].join('.');
+          throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${at}: ${issue?.message ?? 'invalid'})`);
+        }
+        out[i] = map(r.data);
+      }
+    }
+    return out;
+  }
+
+  /** The node's answer to a request (HTTP 200), shared within a round; transient failures are retried within the deadline. */
+  #answer(path: string, method: string, params: unknown, deadline: Deadline): Promise<RawAnswer> {
+    const fetch = () =>
+      withRetry(() => this.#send(path, method, params, deadline), {
+        signal: deadline.signal,
+        deadline: deadline.at,
+      });
+    if (!this.#memo) return fetch();
+    const key = `${path}\n${method}\n${JSON.stringify(params ?? {})}`;
+    let answer = this.#memo.get(key);
+    if (!answer) {
+      answer = fetch();
+      this.#memo.set(key, answer);
+    }
+    return answer;
+  }
+
+  async #send(path: string, method: string, params: unknown, deadline: Deadline): Promise<RawAnswer> {
+    const id = this.#nextId++;
     const res = await this.transport.send({
       url: this.baseUrl + path,
       method: 'POST',
@@ -113,22 +212,26 @@ export class JsonRpcClient {
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? {} }),
       signal: deadline.signal,
     });
-    if (res.status !== 200) rejectHttpStatus(res, what);
-    const parsed = envelope.safeParse(parseJsonBody(res.body, what));
-    if (!parsed.success) {
-      throw new UpstreamError('invalid_response', `${what}: not a JSON-RPC 2.0 response (${describeIssues(parsed.error)})`);
-    }
-    const env = parsed.data;
-    if (env.error !== undefined && env.result !== undefined) {
-      throw new UpstreamError('invalid_response', `${what}: response has both result and error`);
-    }
-    if (env.id !== id) throw new UpstreamError('invalid_response', `${what}: response id ${String(env.id)} does not match request id ${id}`);
-    if (env.error !== undefined) throw new RpcError(env.error.code, env.error.message);
-    if (env.result === undefined) throw new UpstreamError('invalid_response', `${what}: response has neither result nor error`);
-    const result = schema.safeParse(env.result);
-    if (!result.success) {
-      throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(result.error)})`);
-    }
-    return result.data;
+    if (res.status !== 200) rejectHttpStatus(res, `${method} at ${path}`);
+    return { id, res };
   }
+}
+
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+
+/** Checks a parsed JSON-RPC response (version, id, error) and returns its result. */
+function resultOf(body: unknown, id: number, what: string): unknown {
+  const parsed = envelope.safeParse(body);
+  if (!parsed.success) {
+    throw new UpstreamError('invalid_response', `${what}: not a JSON-RPC 2.0 response (${describeIssues(parsed.error)})`);
+  }
+  const env = parsed.data;
+  if (env.error !== undefined && env.result !== undefined) {
+    throw new UpstreamError('invalid_response', `${what}: response has both result and error`);
+  }
+  if (env.id !== id) throw new UpstreamError('invalid_response', `${what}: response id ${String(env.id)} does not match request id ${id}`);
+  if (env.error !== undefined) throw new RpcError(env.error.code, env.error.message);
+  if (env.result === undefined) throw new UpstreamError('invalid_response', `${what}: response has neither result nor error`);
+  return env.result;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseArrayInChunks, percentStringAsRatio, uintString } from '../http/wire.js';
+import { percentStringAsRatio, uintString } from '../http/wire.js';
 import { defineSource, type PollContext } from './source.js';
 import { collectValidators } from '../collectors/validators.js';
 
@@ -29,8 +29,6 @@ const validatorSchema = z.object({
 });
 /** platform.getCurrentValidators result. */
 export const validatorsResult = z.object({ validators: z.array(validatorSchema) });
-/** The same result with its entries left unchecked, for validation in chunks. */
-const validatorsEnvelope = z.object({ validators: z.array(z.unknown()) });
 
 /** A current validator as the exporter keeps it. */
 export interface ValidatorRecord {
@@ -129,10 +127,8 @@ export const validatorsSource = defineSource<ValidatorsValue>({
   name: 'validators',
   async poll(ctx) {
     const watched = await watchedIds(ctx);
-    const call = async (params: Record<string, unknown>) => {
-      const r = await ctx.rpc.call('/ext/bc/P', 'platform.getCurrentValidators', params, validatorsEnvelope, ctx.deadline);
-      return { validators: await parseArrayInChunks(r.validators, validatorSchema, 'platform.getCurrentValidators') };
-    };
+    // Items parsed, checked and converted a batch at a time: a mainnet set is several MB.
+    const call = (params: Record<string, unknown>) => ctx.rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', params, 'validators', validatorSchema, ctx.deadline, toRecord);
     const observedAt = Math.floor(Date.now() / 1000);
     const primaryParams = ctx.node.watch.allValidators ? {} : { nodeIDs: watched };
     const watchesSubnets = ctx.node.watch.subnetIds.length > 0;
@@ -143,9 +139,9 @@ export const validatorsSource = defineSource<ValidatorsValue>({
       ...ctx.node.watch.subnetIds.map((subnetID) => call({ subnetID })),
     ]);
     const max = ctx.node.watch.maxValidators;
-    const out: SubnetValidators[] = [capValidators(PRIMARY_NETWORK_ID, (primary?.validators ?? []).map(toRecord), watched, max)];
+    const out: SubnetValidators[] = [capValidators(PRIMARY_NETWORK_ID, primary, watched, max)];
     ctx.node.watch.subnetIds.forEach((subnetId, i) => {
-      out.push(capValidators(subnetId, (subnets[i]?.validators ?? []).map(toRecord), [], max));
+      out.push(capValidators(subnetId, subnets[i] ?? [], [], max));
     });
     const value: ValidatorsValue = { subnets: out, observedAt };
     if (ctx.known.rewardUptimeUpgradeTime !== undefined) value.rewardUptimeUpgradeTime = ctx.known.rewardUptimeUpgradeTime;

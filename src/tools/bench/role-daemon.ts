@@ -73,8 +73,9 @@ export function memoryBreakdown(): MemoryBreakdown {
 /** Renders started since the process started (counted on the renderer's prototype: no cost, no timer). */
 let rendersStarted = 0;
 {
-  const render = ExpositionRenderer.prototype.render;
-  ExpositionRenderer.prototype.render = function countedRender(this: ExpositionRenderer, ...args: Parameters<typeof render>) {
+  // renderGroups: every render (render() included) goes through it.
+  const render = ExpositionRenderer.prototype.renderGroups;
+  ExpositionRenderer.prototype.renderGroups = function countedRender(this: ExpositionRenderer, ...args: Parameters<typeof render>) {
     rendersStarted++;
     return render.apply(this, args);
   };

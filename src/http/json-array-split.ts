@@ -1,0 +1,136 @@
+/**
+ * Finds the items of one large array inside a JSON body without parsing the
+ * body as a whole. A mainnet getCurrentValidators answer is a few MB: one
+ * JSON.parse of it blocks the event loop for tens of milliseconds and builds
+ * an object graph that lives through validation, long enough to be promoted
+ * and collected by a full GC. Split first, the items can be parsed, validated
+ * and converted a batch at a time, with yields in between, and each batch's
+ * objects die young.
+ *
+ * The scan works on bytes: JSON's structural characters are ASCII and every
+ * byte of a multi-byte UTF-8 sequence is >= 0x80, so no byte inside a string
+ * can be mistaken for one.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/** Bytes scanned between two yields to the event loop. */
+const SCAN_SLICE = 256 * 1024;
+
+/** Where the array's items are in the body. */
+export interface ArraySplit {
+  /** Offset of the array's `[`. */
+  open: number;
+  /** Offset of the array's `]`. */
+  close: number;
+  /** Start and end (exclusive) offset of each item, flattened: [s0, e0, s1, e1, ...]. */
+  spans: number[];
+}
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+/**
+ * Finds the array at `path` (object keys from the top, e.g. ['result',
+ * 'validators']) and the offsets of its items. Undefined when the body is not
+ * well-formed enough to tell or the array is not there (an error answer, a
+ * different shape): the caller then parses the body whole and reports what is
+ * wrong the usual way. Yields to the event loop every SCAN_SLICE bytes.
+ */
+export async function splitJsonArray(body: Uint8Array, path: readonly string[], pause: () => Promise<void>): Promise<ArraySplit | undefined> {
+  const target = path.length + 1; // depth of the array (its items sit directly in it)
+  // Per depth, up to the array's: the container is an object, a key is expected next, its last key, and it is on the path.
+  const isObject: boolean[] = [false];
+  const expectKey: boolean[] = [false];
+  const keys: (string | undefined)[] = [undefined];
+  const onPath: boolean[] = [true];
+  let depth = 0;
+  let open = -1;
+  let close = -1;
+  let itemStart = -1;
+  const spans: number[] = [];
+  const inArray = () => open >= 0 && close < 0 && depth === target;
+  let nextPause = SCAN_SLICE;
+  const n = body.length;
+  let i = 0;
+  while (i < n) {
+    if (i >= nextPause) {
+      await pause();
+      nextPause = i + SCAN_SLICE;
+    }
+    const b = body[i] as number;
+    if (b === QUOTE) {
+      // Skip the string: up to the next quote not escaped by an odd run of backslashes.
+      let end = i;
+      for (;;) {
+        end = body.indexOf(QUOTE, end + 1);
+        if (end < 0) return undefined;
+        let k = end - 1;
+        while (body[k] === BACKSLASH) k--;
+        if ((end - 1 - k) % 2 === 0) break;
+      }
+      if (inArray() && itemStart < 0) itemStart = i;
+      if (depth >= 1 && depth < target && isObject[depth] && expectKey[depth]) {
+        expectKey[depth] = false;
+        // Only the keys of the containers above the array are kept; they are short ASCII names.
+        keys[depth] = end - i - 1 <= 64 ? Buffer.from(body.buffer, body.byteOffset + i + 1, end - i - 1).toString('latin1') : undefined;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (b === LBRACE || b === LBRACKET) {
+      if (inArray() && itemStart < 0) itemStart = i;
+      depth++;
+      if (depth <= target) {
+        const d = depth;
+        // The container is on the path when its parent is, and is an object whose current key is the path's next step.
+        onPath[d] = d === 1 || ((onPath[d - 1] ?? false) && isObject[d - 1] === true && keys[d - 1] === path[d - 2]);
+        isObject[d] = b === LBRACE;
+        expectKey[d] = b === LBRACE;
+        keys[d] = undefined;
+        if (d === target && onPath[d] && b === LBRACKET) {
+          if (open >= 0) return undefined; // the key twice: not an answer of the expected shape
+          open = i;
+        }
+      }
+    } else if (b === RBRACE || b === RBRACKET) {
+      if (inArray()) {
+        if (b !== RBRACKET) return undefined;
+        if (itemStart >= 0) spans.push(itemStart, trimEnd(body, itemStart, i));
+        else if (spans.length > 0) return undefined; // a trailing comma: not JSON
+        itemStart = -1;
+        close = i;
+      }
+      depth--;
+      if (depth < 0) return undefined;
+    } else if (b === COMMA) {
+      if (depth >= 1 && depth < target && isObject[depth]) expectKey[depth] = true;
+      if (inArray()) {
+        if (itemStart < 0) return undefined; // an empty item: not JSON
+        spans.push(itemStart, trimEnd(body, itemStart, i));
+        itemStart = -1;
+      }
+    } else if (b !== COLON && !isSpace(b)) {
+      // A number, true, false or null.
+      if (inArray() && itemStart < 0) itemStart = i;
+    }
+    i++;
+  }
+  if (depth !== 0 || open < 0 || close < 0) return undefined;
+  return { open, close, spans };
+}
+
+/** The end of an item that runs from `start` up to the separator at `sep`, without trailing whitespace. */
+function trimEnd(body: Uint8Array, start: number, sep: number): number {
+  let e = sep;
+  while (e > start && isSpace(body[e - 1] as number)) e--;
+  return e;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { splitJsonArray } from '../src/http/json-array-split.js';
+import { JsonRpcClient } from '../src/http/json-rpc.js';
+import { HttpTransport } from '../src/http/transport.js';
+import { FakeNode } from '../src/fake/fake-node.js';
+import { createPrng, generateValidators } from '../src/fake/fake-data.js';
+
+const pause = () => Promise.resolve();
+
+/** The items splitJsonArray finds, parsed one by one. */
+async function itemsOf(text: string, path: string[]): Promise<unknown[] | undefined> {
+  const body = Buffer.from(text, 'utf8');
+  const split = await splitJsonArray(body, path, pause);
+  if (!split) return undefined;
+  const out: unknown[] = [];
+  for (let i = 0; i < split.spans.length; i += 2) out.push(JSON.parse(body.subarray(split.spans[i], split.spans[i + 1]).toString('utf8')));
+  // What is left around the array is valid JSON holding an empty array.
+  const rest = JSON.parse(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]).toString('utf8'));
+  let at: unknown = rest;
+  for (const k of path) at = (at as Record<string, unknown>)[k];
+  expect(at).toEqual([]);
+  return out;
+}
+
+/** A random JSON value with awkward strings (escapes, quotes, brackets, multi-byte UTF-8). */
+function randomValue(rng: () => number, depth: number): unknown {
+  const r = rng();
+  const strings = ['', 'plain', 'q"uote', 'back\\slash', 'br[ack]{et}', 'co,mma:colon', 'ünï ✓ 𝄞', '\\"', 'tab\tnl\n', '\\\\'];
+  if (depth > 3 || r < 0.3) return strings[Math.floor(rng() * strings.length)];
+  if (r < 0.45) return Math.floor(rng() * 1e6) / 100;
+  if (r < 0.5) return [true, false, null][Math.floor(rng() * 3)];
+  if (r < 0.75) return Array.from({ length: Math.floor(rng() * 4) }, () => randomValue(rng, depth + 1));
+  const o: Record<string, unknown> = {};
+  for (let i = 0; i < Math.floor(rng() * 4); i++) o[strings[Math.floor(rng() * strings.length)] as string] = randomValue(rng, depth + 1);
+  return o;
+}
+
+describe('splitJsonArray', () => {
+  it('finds the items of the array at the path, whatever they contain', async () => {
+    const rng = createPrng(7);
+    for (let round = 0; round < 300; round++) {
+      const items = Array.from({ length: Math.floor(rng() * 6) }, () => randomValue(rng, 0));
+      const doc = { jsonrpc: '2.0', result: { before: randomValue(rng, 1), validators: items, after: [randomValue(rng, 1)] }, id: 1 };
+      const pretty = rng() < 0.5;
+      expect(await itemsOf(JSON.stringify(doc, null, pretty ? 2 : undefined), ['result', 'validators'])).toEqual(items);
+    }
+  });
+
+  it('ignores arrays with the same key elsewhere and keys inside strings', async () => {
+    const text = '{"x":{"validators":[9]},"result":{"note":"\\"validators\\":[8]","validators":[1,{"validators":[2]},[3]]},"id":1}';
+    expect(await itemsOf(text, ['result', 'validators'])).toEqual([1, { validators: [2] }, [3]]);
+    expect(await itemsOf('{"result":{"validators":[]},"id":1}', ['result', 'validators'])).toEqual([]);
+    expect(await itemsOf('{"result":{"validators":[ 1 , 2 ]},"id":1}', ['result', 'validators'])).toEqual([1, 2]);
+  });
+
+  it('gives up (so the caller parses the body whole and reports it) on anything else', async () => {
+    for (const text of [
+      '{"error":{"code":-32000,"message":"x"},"id":1}', // no such array
+      '{"result":{"validators":{"a":1}},"id":1}', // not an array
+      '{"result":[{"validators":[1]}],"id":1}', // the parent is not an object
+      '{"result":{"validators":[1,2',  // truncated
+      '{"result":{"validators":[1,,2]},"id":1}', // empty item
+      '{"result":{"validators":[1,2,]},"id":1}', // trailing comma
+      '{"result":{"validators":[1],"validators":[2]},"id":1}', // the key twice
+      '{"result":{"validators":["unterminated]},"id":1}',
+      '{"result":{"validators":[1]}}}',
+    ]) {
+      expect(await splitJsonArray(Buffer.from(text), ['result', 'validators'], pause), text).toBeUndefined();
+    }
+  });
+});
+
+describe('JsonRpcClient.callArray and the round memo', () => {
+  it('reads a mainnet-sized set exactly as a whole parse does, and one request per round serves every caller', async () => {
+    const node = await FakeNode.start({ state: { primaryValidators: generateValidators(1800, { delegatorsPerValidator: 1 }) } });
+    try {
+      const transport = new HttpTransport({});
+      const base = new JsonRpcClient(transport, node.url);
+      const deadline = { signal: new AbortController().signal, at: Date.now() + 30_000 };
+      const item = z.object({ nodeID: z.string(), weight: z.string() }).passthrough();
+      const whole = await base.call('/ext/bc/P', 'platform.getCurrentValidators', {}, z.object({ validators: z.array(item) }), deadline);
+      const before = node.calls.length;
+      const round = base.forRound();
+      const [a, b] = await Promise.all([
+        round.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', item, deadline),
+        round.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', item, deadline, (v) => v.nodeID),
+      ]);
+      expect(a).toEqual(whole.validators);
+      expect(b).toEqual(whole.validators.map((v) => v.nodeID));
+      expect(a.length).toBe(1800);
+      expect(node.calls.length - before).toBe(1);
+      // A new round asks again.
+      await base.forRound().callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', item, deadline);
+      expect(node.calls.length - before).toBe(2);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('reports a bad item with its index, and an error answer as an RPC error', async () => {
+    const node = await FakeNode.start();
+    try {
+      const rpc = new JsonRpcClient(new HttpTransport({}), node.url);
+      const deadline = { signal: new AbortController().signal, at: Date.now() + 10_000 };
+      node.setFault('platform.getCurrentValidators', { kind: 'result', json: '{"validators":[{"nodeID":"a"},{"nodeID":7}]}' });
+      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(/validators\.1\.nodeID/);
+      node.setFault('platform.getCurrentValidators', { kind: 'rpc-error', code: -32000, message: 'boom' });
+      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(/JSON-RPC error -32000: boom/);
+      node.setFault('platform.getCurrentValidators', { kind: 'body', body: '{"jsonrpc":"2.0","id":1,"result":{"validators":[{"nodeID":"a"},{"nodeID":"b"' });
+      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(/not valid JSON/);
+    } finally {
+      await node.stop();
+    }
+  });
+});
