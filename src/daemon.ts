@@ -46,6 +46,8 @@ export interface Daemon {
   ready(): boolean;
   /** Renders the current state again with a fresh renderer, as of the served exposition's time (for checking the cache). */
   renderFresh(): Promise<Exposition>;
+  /** Renders the current state again with the daemon's own (caching) renderer, without serving it: the cost of a render when nothing changed. */
+  renderCached(): Promise<Exposition>;
   /** Runs one round of every node now and resolves once its render is served. */
   pollNow(): Promise<void>;
   /** Resolves after the next render that follows `rounds` more completed rounds of every node. */
@@ -407,6 +409,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     ready: isReady,
     // Nothing cached: collected and formatted anew, to check the cached path against.
     renderFresh: () => new ExpositionRenderer().renderGroups(groupsAt(lastRender.nowMs, lastRender.ready, lastRender.prevSeries, new SampleAssembler()), false),
+    renderCached: () => renderer.renderGroups(groupsAt(lastRender.nowMs, lastRender.ready, lastRender.prevSeries)),
     async pollNow() {
       await Promise.all(nodePollers.map((p) => p.runRound()));
       // A render chain may still be running (or re-running for a late change): wait until it settles.

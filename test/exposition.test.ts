@@ -101,6 +101,69 @@ describe('exposition renderer', () => {
   });
 });
 
+describe('incremental rendering', () => {
+  const peers = (node: string, v: number) => sample('avax_node_peers', { node }, v);
+  const up = (node: string, v: number) => sample('avax_source_up', { node, source: 'peers' }, v);
+
+  it('formats only groups it has not seen, and gives the bytes of a flat render', async () => {
+    const a = [peers('a', 1), up('a', 1)];
+    const b = [peers('b', 2), up('b', 1)];
+    const b2 = [peers('b', 3), up('b', 0)];
+    const r = new ExpositionRenderer();
+    const first = await r.renderGroups([a, b]);
+    expect(r.formattedGroups).toBe(2);
+    expect(first.text.equals((await new ExpositionRenderer().render([...a, ...b])).text)).toBe(true);
+    const second = await r.renderGroups([a, b2]);
+    expect(r.formattedGroups).toBe(1); // a came from the cache
+    expect(second.text.equals((await new ExpositionRenderer().render([...a, ...b2])).text)).toBe(true);
+    expect(second.text.toString()).toContain('avax_node_peers{node="b"} 3\n');
+    expect(second.series).toBe(4);
+  });
+
+  it('drops a series a later group repeats (first wins), also when the earlier group is cached', async () => {
+    const a = [peers('a', 1), peers('x', 1)];
+    const b = [peers('x', 2), peers('b', 2), peers('b', 9)];
+    const r = new ExpositionRenderer();
+    await r.renderGroups([a]);
+    const exp = await r.renderGroups([a, b]);
+    const text = exp.text.toString();
+    expect(text).toMatch(/^avax_node_peers\{node="x"\} 1$/m);
+    expect(text).not.toMatch(/node="x"\} 2/);
+    expect(text).not.toMatch(/node="b"\} 9/);
+    expect(r.duplicates).toBe(2);
+    expect(exp.series).toBe(3);
+    expect(exp.text.equals((await new ExpositionRenderer().render([...a, ...b])).text)).toBe(true);
+  });
+
+  it('matches a flat render over random sequences of groups, duplicates and bad samples included', async () => {
+    let seed = 42;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const pool: Sample[][] = [];
+    for (let i = 0; i < 30; i++) {
+      const g: Sample[] = [];
+      const shared = { node: `n${Math.floor(rnd() * 6)}`, chain: ['P', 'X', 'C'][Math.floor(rnd() * 3)] as string };
+      for (let j = 0; j < 1 + Math.floor(rnd() * 6); j++) {
+        const k = rnd();
+        if (k < 0.4) g.push(sample('avax_chain_height', shared, Math.floor(rnd() * 100)));
+        else if (k < 0.7) g.push(sample('avax_node_bootstrapped', shared, 1));
+        else if (k < 0.9) g.push(peers(`n${Math.floor(rnd() * 6)}`, j));
+        else g.push(sample('avax_node_peers', { node: 'n', extra: 'bad' }, 1));
+      }
+      pool.push(g);
+    }
+    const r = new ExpositionRenderer();
+    for (let round = 0; round < 40; round++) {
+      const groups = pool.filter(() => rnd() < 0.5);
+      const cached = await r.renderGroups(groups);
+      const flatRenderer = new ExpositionRenderer();
+      const flat = await flatRenderer.render(groups.flat());
+      expect(cached.text.equals(flat.text)).toBe(true);
+      expect(cached.series).toBe(flat.series);
+      expect([r.duplicates, r.rejected]).toEqual([flatRenderer.duplicates, flatRenderer.rejected]);
+    }
+  });
+});
+
 describe('cached exposition', () => {
   const cleanup: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -126,6 +189,25 @@ describe('cached exposition', () => {
     expect(gz.encoding).toBe('gzip');
     expect(gz.text.startsWith(served.text.toString('utf8'))).toBe(true);
     expect(gz.text).toContain('process_cpu_seconds_total');
+  });
+
+  it('stays byte-identical to a fresh render while rounds change one node and not the other', async () => {
+    const changing = await FakeNode.start();
+    const steady = await FakeNode.start();
+    cleanup.push(() => changing.stop(), () => steady.stop());
+    // Rounds only when the test asks (pollNow), so the state cannot move between the served render and the fresh one.
+    const { daemon } = await startTestDaemon({ nodes: [{ name: 'changing', url: changing.url }, { name: 'steady', url: steady.url }], poll: { interval: '1h', max_age: '2h' } });
+    cleanup.push(() => daemon.stop());
+    await waitUntilAllUp(daemon);
+    for (let i = 0; i < 4; i++) {
+      changing.state.heights.P += 7n;
+      if (i === 2) changing.setFault('info.peers', { kind: 'status', status: 502 });
+      await daemon.pollNow();
+      const served = daemon.exposition();
+      const fresh = await daemon.renderFresh();
+      expect(fresh.text.toString()).toBe(served.text.toString());
+      expect(valueOf(served.text.toString(), 'avax_chain_height', { node: 'changing', chain: 'P' })).toBe(Number(changing.state.heights.P));
+    }
   });
 
   it('a state change is on /metrics as soon as the round that saw it has completed', async () => {

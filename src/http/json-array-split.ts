@@ -22,7 +22,7 @@ const COMMA = 0x2c;
 const COLON = 0x3a;
 
 /** Bytes scanned between two yields to the event loop. */
-const SCAN_SLICE = 256 * 1024;
+export const SCAN_SLICE = 256 * 1024;
 
 /** Where the array's items are in the body. */
 export interface ArraySplit {

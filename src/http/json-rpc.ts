@@ -32,11 +32,15 @@ const envelope = z.object({
 
 /** Parses a JSON body, turning syntax errors into `invalid_response`. */
 export function parseJsonBody(body: Buffer, what: string): unknown {
+  // Invalid UTF-8 only ever sits inside strings (numbers and keys are
+  // ASCII): replace it (U+FFFD) so one odd peer version cannot fail a whole
+  // source; the label sanitiser bounds what reaches the exposition.
+  return parseJsonText(body.toString('utf8'), what);
+}
+
+/** Parses JSON text, turning syntax errors into `invalid_response`. */
+function parseJsonText(text: string, what: string): unknown {
   try {
-    // Invalid UTF-8 only ever sits inside strings (numbers and keys are
-    // ASCII): replace it (U+FFFD) so one odd peer version cannot fail a whole
-    // source; the label sanitiser bounds what reaches the exposition.
-    const text = body.toString('utf8');
     return JSON.parse(text);
   } catch (err) {
     throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (${(err as Error).message.slice(0, 120)})`);
@@ -168,7 +172,7 @@ export class JsonRpcClient {
         const from = split.spans[2 * start] as number;
         const to = split.spans[2 * end - 1] as number;
         // The items of a batch are contiguous in the body, separated by commas: one small JSON array.
-        batch = parseJsonBody(Buffer.concat([OPEN, body.subarray(from, to), CLOSE]), what) as unknown[];
+        batch = parseJsonText(`[${body.toString('utf8', from, to)}]`, what) as unknown[];
         if (batch.length !== end - start) throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (items ${start}..${end - 1})`);
       } else {
         batch = (items as unknown[]).slice(start, end);
@@ -217,8 +221,6 @@ export class JsonRpcClient {
   }
 }
 
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
 
 /** Checks a parsed JSON-RPC response (version, id, error) and returns its result. */
 function resultOf(body: unknown, id: number, what: string): unknown {

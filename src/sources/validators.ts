@@ -12,7 +12,7 @@ export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
  * keys; every number is a decimal string and every percentage a "99.8712"
  * string, which the wire helpers check and convert.
  */
-const validatorSchema = z.object({
+export const validatorSchema = z.object({
   nodeID: z.string().min(1),
   weight: uintString,
   startTime: uintString,

@@ -794,10 +794,10 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
           ['render wall time p50 / p99', `${f(r.renderWallP50, 1)} / ${f(r.renderWallP99, 1)} ms`],
           [`event-loop delay p50 / p99 / max (resolution ${r.eld.resolutionMs} ms, ${r.eld.samples} samples)`, `${f(r.eld.p50, 1)} / ${f(r.eld.p99, 1)} / ${f(r.eld.max, 1)} ms`],
           ['renders (one per round expected)', String(r.renders)],
-          ['one render alone, after the rounds (CPU / wall)', `${f(b.renderCost.cpuMsPerRender, 1)} / ${f(b.renderCost.wallMsPerRender, 1)} ms`],
+          ['one render alone, after the rounds, nothing cached (CPU / wall); with every value cached (CPU)', `${f(b.renderCost.cpuMsPerRender, 1)} / ${f(b.renderCost.wallMsPerRender, 1)} ms; ${f(b.renderCost.cachedCpuMsPerRender, 1)} ms`],
           [
-            `synchronous steps on getCurrentValidators (${mb(b.steps.validatorsBytes)} MB), each alone: decode + JSON.parse / zod / records`,
-            `${f(b.steps.validatorsDecodeParse, 1)} / ${f(b.steps.validatorsValidate, 1)} / ${f(b.steps.validatorsRecords, 1)} ms = one ${f(b.steps.validatorsDecodeParse + b.steps.validatorsValidate + b.steps.validatorsRecords, 1)} ms block`,
+            `synchronous steps on getCurrentValidators (${mb(b.steps.validatorsBytes)} MB), each alone: byte scan for the items (whole / one slice between yields); one batch of 200 items (decode + JSON.parse + zod + records)`,
+            `${f(b.steps.validatorsScan, 1)} / ${f(b.steps.validatorsScanSlice, 1)} ms; ${f(b.steps.validatorsBatch, 1)} ms`,
           ],
           [`synchronous steps on info.peers (${mb(b.steps.peersBytes)} MB): decode + JSON.parse / zod`, `${f(b.steps.peersDecodeParse, 1)} / ${f(b.steps.peersValidate, 1)} ms`],
           ['GC pauses per round: count / total; longest pause; full GCs', `${f(r.gc.count / r.rounds, 1)} / ${f(r.gc.totalMs / r.rounds, 1)} ms; ${f(r.gc.maxMs, 1)} ms; ${r.gc.majorCount} (longest ${f(r.gc.majorMaxMs, 1)} ms)`],
@@ -830,8 +830,17 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
           ['CPU, averaged over the window', `${f(c.cpuPct, 2)} % of a core (${f(c.cpuMs, 0)} ms)`],
           ['node rounds in the window', String(c.roundsInWindow)],
           ['CPU per node round (poll + its share of renders and scrapes)', `${f(c.cpuMsPerNodeRound, 1)} ms`],
-          ['renders in the window; CPU of one render (measured after the window)', `${c.renders}; ${f(c.renderCost.cpuMsPerRender, 1)} ms`],
-          ['  so renders took about', `${f((c.renders * c.renderCost.cpuMsPerRender * 100) / c.cpuMs, 0)} % of the CPU (${f((c.renders * c.renderCost.cpuMsPerRender * 100) / (c.seconds * 1000), 2)} % of a core)`],
+          [
+            'renders in the window; CPU of one render, measured after the window: with every value cached / with nothing cached',
+            `${c.renders}; ${f(c.renderCost.cachedCpuMsPerRender, 1)} / ${f(c.renderCost.cpuMsPerRender, 1)} ms`,
+          ],
+          [
+            '  so renders took about (each: the cached render plus one node\'s share of the uncached one)',
+            (() => {
+              const per = c.renderCost.cachedCpuMsPerRender + c.renderCost.cpuMsPerRender / c.nodes;
+              return `${f((c.renders * per * 100) / c.cpuMs, 0)} % of the CPU (${f((c.renders * per * 100) / (c.seconds * 1000), 2)} % of a core)`;
+            })(),
+          ],
           ['RSS / peak RSS / heap used', `${mb(c.rssBytes)} / ${mb(c.maxRssBytes)} / ${mb(c.heapUsedBytes)} MB`],
           ['RSS breakdown (MB)', memoryLine(c.memory)],
           ['scrape latency p50 / max (gzip)', `${f(c.scrapeP50, 1)} / ${f(c.scrapeMax, 1)} ms (${c.scrapes} scrapes)`],
