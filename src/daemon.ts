@@ -6,8 +6,9 @@ import { DEFAULT_MAX_VALIDATORS, redactConfig, redactUrl } from './config/load.j
 import type { Logger } from './log.js';
 import { HttpTransport } from './http/transport.js';
 import { StateStore, type StateTransition } from './state/store.js';
-import { NODE_SOURCES, IDENTITY_SOURCE } from './sources/index.js';
-import type { SourceDef } from './sources/source.js';
+import { NODE_SOURCES, IDENTITY_SOURCE, CONFIGURED_NODE_SOURCES, sourceMinIntervals } from './sources/index.js';
+import { SLOW_REFRESH_ROUNDS, type SourceDef } from './sources/source.js';
+import { NetworkShared } from './sources/network-shared.js';
 import { NodePoller, type PollerHandle } from './scheduler.js';
 import { SampleAssembler } from './exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from './exposition/render.js';
@@ -20,6 +21,8 @@ import { DataApiPoller, DATA_API_POLLER_NAME } from './data-api/poller.js';
 import { DATA_API_SOURCES } from './data-api/sources.js';
 import { DEFAULT_DATA_API_URL } from './data-api/client.js';
 import { collectDataApiStats } from './collectors/data-api.js';
+import { ProbeService } from './probe/probe-service.js';
+import { createProbeHandler } from './server/probe.js';
 
 const pkg = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -116,7 +119,7 @@ function logTransition(logger: Logger, t: StateTransition): void {
 export async function startDaemon(initialConfig: Config, opts: DaemonOptions): Promise<Daemon> {
   const { logger } = opts;
   let config = initialConfig;
-  const sources = opts.sources ?? NODE_SOURCES;
+  const sources = opts.sources ?? [...NODE_SOURCES, ...CONFIGURED_NODE_SOURCES];
   // Collectors by source name; the Data API's only read values, so their poll context does not matter here.
   const sourceByName = new Map<string, SourceDef<unknown>>(sources.map((s) => [s.name, s]));
   // Registered whether or not the Data API is on, so a reload can turn it on.
@@ -149,6 +152,8 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   let dataApiUrl = dataApiUrlOf(config);
   // The Data API polls less often than the nodes; its series keep their own max age.
   const maxAgeByNode = new Map([[DATA_API_POLLER_NAME, config.dataApi.maxAgeMs]]);
+  // Sources asked less often than every round, and by as much longer their values stay current.
+  let minIntervals = sourceMinIntervals(config.poll);
   let reloadState = { ok: true, successMs: Date.now() };
 
   let exposition: Exposition;
@@ -171,11 +176,13 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       nowMs,
       maxAgeMs: config.poll.maxAgeMs,
       maxAgeByNode,
+      extraMaxAgeBySource: minIntervals,
       build: BUILD,
       ready,
       extra: [
         ...(dataApi?.network ? collectDataApiStats(dataApi.network, dataApi.client.stats) : []),
         { name: 'avax_exporter_series', labels: {}, value: prevSeries },
+        { name: 'avax_exporter_probe_targets', labels: {}, value: probe.size },
         { name: 'avax_exporter_config_last_reload_successful', labels: {}, value: reloadState.ok ? 1 : 0 },
         { name: 'avax_exporter_config_last_reload_success_timestamp_seconds', labels: {}, value: reloadState.successMs / 1000 },
       ],
@@ -183,7 +190,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   const renderNow = async () => {
     const nowMs = Date.now();
     const ready = roundsDone();
-    store.expire(nowMs, config.poll.maxAgeMs, maxAgeByNode);
+    store.expire(nowMs, config.poll.maxAgeMs, maxAgeByNode, minIntervals);
     // The series count of the exposition being replaced: the new one's is only known once it is rendered.
     const prevSeries = exposition?.series ?? 0;
     exposition = await renderer.renderGroups(groupsAt(nowMs, ready, prevSeries));
@@ -243,8 +250,12 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     requestRender();
   };
 
+  // Network-wide data (the validator set's stake) is fetched by one node for all of its network, as often as a node would.
+  const network = new NetworkShared(() => config.poll.intervalMs * SLOW_REFRESH_ROUNDS);
   const makeNodePoller = (node: NodeConfig) =>
     new NodePoller(node, {
+      network,
+      minIntervalMs: minIntervals,
       intervalMs: config.poll.intervalMs,
       timeoutMs: config.poll.timeoutMs,
       jitter: opts.jitter,
@@ -271,6 +282,18 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   let dataApiAnnounced = false;
   let dataApi = makeDataApi();
   let pollers: PollerHandle[] = [...nodePollers, ...(dataApi ? [dataApi] : [])];
+  // /probe: configured nodes from this store, allow-listed URLs through pollers of its own (src/probe/).
+  const probe = new ProbeService({
+    config: () => config,
+    nodes: () => nodes,
+    store,
+    sources,
+    identitySource: IDENTITY_SOURCE,
+    transport,
+    logger,
+    onTransitions: (ts) => ts.forEach((t) => logTransition(logger, t)),
+    onTargetsChanged: () => requestRender(),
+  });
   await renderNow();
 
   /**
@@ -301,6 +324,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     nodes = nextNodes;
     dataApiUrl = dataApiUrlOf(next);
     maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
+    minIntervals = sourceMinIntervals(next.poll);
     const created: PollerHandle[] = [];
     nodePollers = nextNodes.map((n) => {
       const k = kept.get(n.name);
@@ -369,6 +393,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     }),
     exposition: () => exposition,
     processBlock: () => processMetrics.current(),
+    probe: createProbeHandler(probe),
     ready: isReady,
     landing: () =>
       renderLanding({
@@ -381,6 +406,8 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
         ],
         states: store.all(),
         nowMs: Date.now(),
+        // The status view updates itself once per poll round.
+        refreshSeconds: config.poll.intervalMs / 1000,
       }),
   });
   await new Promise<void>((resolve, reject) => {
@@ -423,7 +450,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.all(pollers.map((p) => p.stop()));
+        await Promise.all([...pollers.map((p) => p.stop()), probe.stop()]);
         // In-flight responses get a moment to finish; then connections are cut so shutdown stays bounded.
         const force = setTimeout(() => server.closeAllConnections(), 2_000);
         await closed;

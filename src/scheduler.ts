@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { NodeConfig } from './config/load.js';
 import { UpstreamError, toUpstreamError } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
+import type { NetworkShared } from './sources/network-shared.js';
 import type { HttpTransport } from './http/transport.js';
 import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
 import { describeChanges } from './state/changes.js';
@@ -26,6 +27,13 @@ export interface PollerOptions<C extends BaseContext> {
   store: StateStore;
   /** Called after every completed round. */
   onRound: (name: string, transitions: StateTransition[]) => void;
+  /**
+   * Least time between two successful polls of a source, by source name
+   * (default: every round). A source that is not due sits the round out and
+   * its last value stands; its max age is stretched by as much (see
+   * extraMaxAgeBySource in the assembler).
+   */
+  minIntervalMs?: ReadonlyMap<string, number>;
 }
 
 /** Splits user:password out of a node URL into a Basic Authorization header (undici does not send URL credentials). */
@@ -131,13 +139,28 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
           if (t) transitions.push(t);
         }
       } else {
-        await Promise.all(rest.map((s) => this.#pollOne(s, ctx, transitions)));
+        await Promise.all(rest.filter((s) => this.#due(s.name)).map((s) => this.#pollOne(s, ctx, transitions)));
       }
     } finally {
       clearTimeout(timer);
       this.completedRounds++;
       if (!this.#stopped) this.opts.onRound(this.opts.name, transitions);
     }
+  }
+
+  /**
+   * Whether a source with a least interval is due: its last success started
+   * at least that long ago, give or take half a round (rounds are jittered, so
+   * a 60 s interval at 15 s rounds is every fourth round, not every fifth). A
+   * failing source is asked every round.
+   */
+  #due(source: string): boolean {
+    const min = this.opts.minIntervalMs?.get(source);
+    if (!min) return true;
+    const last = this.opts.store.get(this.opts.name, source);
+    if (!last.up || last.lastSuccessMs === undefined || last.lastDurationSeconds === undefined) return true;
+    const lastStart = last.lastSuccessMs - last.lastDurationSeconds * 1000;
+    return Date.now() - lastStart + this.opts.intervalMs / 2 >= min;
   }
 
   async #pollOne(source: SourceDef<unknown, C>, ctx: C, transitions: StateTransition[]): Promise<UpstreamError | undefined> {
@@ -174,6 +197,10 @@ export interface NodePollerOptions {
   transport: HttpTransport;
   store: StateStore;
   onRound: (name: string, transitions: StateTransition[]) => void;
+  /** Network-wide data shared between the node pollers. */
+  network?: NetworkShared;
+  /** Least time between two polls of a source, by source name (see PollerOptions). */
+  minIntervalMs?: ReadonlyMap<string, number>;
 }
 
 /** A poller for one AvalancheGo node, with the facts it learned about the node. */
@@ -196,6 +223,7 @@ export class NodePoller extends Poller<PollContext> {
       identitySource: opts.identitySource,
       store: opts.store,
       onRound: opts.onRound,
+      ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
       makeContext: (deadline, round) => ({
         node,
         // One upstream call per distinct request per round, however many sources ask.
@@ -204,6 +232,7 @@ export class NodePoller extends Poller<PollContext> {
         deadline,
         known,
         round,
+        ...(opts.network ? { network: opts.network } : {}),
       }),
       onIdentity: (value) => {
         const v = value as { nodeId?: unknown; networkId?: unknown; networkName?: unknown; upgrades?: unknown };

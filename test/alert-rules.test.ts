@@ -126,6 +126,7 @@ describe('alert conventions', () => {
   it('defines the expected alerts', () => {
     expect(alertNames).toEqual(
       [
+        'AvaxAddressBalanceBelowFloor',
         'AvaxChainHeightStalled',
         'AvaxDataApiRateLimited',
         'AvaxExporterAbsent',
@@ -138,10 +139,12 @@ describe('alert conventions', () => {
         'AvaxNodeLowPeers',
         'AvaxNodeNotBootstrapped',
         'AvaxNodeUnhealthy',
+        'AvaxNodeUpgradeNotReady',
         'AvaxNodeVersionBehindPeers',
         'AvaxSourceDataStale',
         'AvaxSourceDown',
         'AvaxValidationEndingSoon',
+        'AvaxValidatorBenched',
         'AvaxValidatorDowntimeBudgetLow',
         'AvaxValidatorMissingFromCurrentSet',
         'AvaxValidatorNotConnected',

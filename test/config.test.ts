@@ -43,7 +43,7 @@ describe('loadConfig', () => {
     const { config, checkOnly } = loadConfig([], {});
     expect(checkOnly).toBe(false);
     expect(config.web).toEqual({ listenAddress: `:${DEFAULT_PORT}`, host: undefined, port: DEFAULT_PORT, telemetryPath: '/metrics', configFile: undefined, enableLifecycle: false });
-    expect(config.poll).toEqual({ intervalMs: 15_000, timeoutMs: 10_000, maxAgeMs: 45_000 });
+    expect(config.poll).toEqual({ intervalMs: 15_000, timeoutMs: 10_000, maxAgeMs: 45_000, peersIntervalMs: 60_000 });
     expect(config.nodes).toHaveLength(1);
     expect(config.nodes[0]).toMatchObject({ name: '127.0.0.1:9650', url: 'http://127.0.0.1:9650', watch: { nodeIds: [], allValidators: false, subnetIds: [] } });
     expect(config.log).toEqual({ level: 'info', format: 'json' });
@@ -63,6 +63,7 @@ describe('loadConfig', () => {
         '--poll.interval=30s',
         '--poll.timeout=5s',
         '--poll.max-age=2m',
+        '--poll.peers-interval=2m',
         '--watch.node-id=NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD',
         '--watch.all-validators',
         '--watch.subnet-id=2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo91',
@@ -78,7 +79,7 @@ describe('loadConfig', () => {
     expect(checkOnly).toBe(true);
     expect(config.web).toEqual({ listenAddress: '127.0.0.1:9999', host: '127.0.0.1', port: 9999, telemetryPath: '/m', configFile: 'web.yml', enableLifecycle: true });
     expect(config.nodes[0]?.watch.maxValidators).toBe(300);
-    expect(config.poll).toEqual({ intervalMs: 30_000, timeoutMs: 5_000, maxAgeMs: 120_000 });
+    expect(config.poll).toEqual({ intervalMs: 30_000, timeoutMs: 5_000, maxAgeMs: 120_000, peersIntervalMs: 120_000 });
     expect(config.nodes.map((n) => n.name)).toEqual(['a.example:9650', 'b.example:443']);
     expect(config.nodes[1]?.watch).toEqual({
       nodeIds: ['NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD'],
@@ -121,7 +122,7 @@ nodes:
   - url: http://10.0.0.2:9650
 `);
     const { config } = loadConfig([`--config.file=${file}`, '--poll.timeout=3s'], {});
-    expect(config.poll).toEqual({ intervalMs: 20_000, timeoutMs: 3_000, maxAgeMs: 60_000 });
+    expect(config.poll).toEqual({ intervalMs: 20_000, timeoutMs: 3_000, maxAgeMs: 60_000, peersIntervalMs: 60_000 });
     expect(config.nodes).toHaveLength(2);
     expect(config.nodes[0]).toMatchObject({
       name: 'validator-1',

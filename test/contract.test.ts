@@ -47,7 +47,7 @@ const show = (ps: Problem[]) => ps.map((p) => `${p.where}: ${p.message}`).join('
 
 describe('the query extraction', () => {
   it('finds the dashboards and rules', () => {
-    expect(dashboards.map((d) => d.name)).toEqual(['avax-exporter-self', 'avax-fleet-overview', 'avax-network-peers', 'avax-validators']);
+    expect(dashboards.map((d) => d.name)).toEqual(['avax-exporter-self', 'avax-fleet-overview', 'avax-network-peers', 'avax-validators', 'avax-wallets']);
     expect(rulesFiles.map((f) => basename(f.file))).toEqual(['avax-exporter.rules.yml']);
   });
 

@@ -98,6 +98,23 @@ describe('JsonRpcClient.callArray and the round memo', () => {
     }
   });
 
+  it('reads a null array (a Go nil slice) as empty and validates the rest of the result', async () => {
+    const node = await FakeNode.start();
+    try {
+      const rpc = new JsonRpcClient(new HttpTransport({}), node.url);
+      const deadline = { signal: new AbortController().signal, at: Date.now() + 10_000 };
+      const spec = { key: 'peers', item: z.object({ nodeID: z.string() }), rest: z.object({ numPeers: z.string() }) };
+      node.setFault('info.peers', { kind: 'result', json: '{"numPeers":"0","peers":null}' });
+      expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).toEqual({ items: [], rest: { numPeers: '0' } });
+      node.setFault('info.peers', { kind: 'result', json: '{"numPeers":"2","peers":[{"nodeID":"a"},{"nodeID":"b"}]}' });
+      expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).toEqual({ items: [{ nodeID: 'a' }, { nodeID: 'b' }], rest: { numPeers: '2' } });
+      node.setFault('info.peers', { kind: 'result', json: '{"numPeers":2,"peers":[]}' });
+      await expect(rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).rejects.toThrow(/numPeers/);
+    } finally {
+      await node.stop();
+    }
+  });
+
   it('reports a bad item with its index, and an error answer as an RPC error', async () => {
     const node = await FakeNode.start();
     try {

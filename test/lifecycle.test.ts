@@ -43,7 +43,7 @@ describe('configuration reload', () => {
     const { daemon, logs } = await reloadable(raw);
     await waitUntilAllUp(daemon);
     const pollerA = daemon.pollers.find((p) => p.name === 'a');
-    const pollsBefore = valueOf(await scrape(daemon), 'avax_source_polls_total', { node: 'a', source: 'peers' }) ?? 0;
+    const pollsBefore = valueOf(await scrape(daemon), 'avax_source_polls_total', { node: 'a', source: 'info' }) ?? 0;
 
     raw.current = { nodes: [{ name: 'a', url: a.url }, { name: 'c', url: c.url }] };
     const ok = await daemon.reload();
@@ -55,7 +55,7 @@ describe('configuration reload', () => {
     expect(seriesOf(text, 'avax_node_info', { node: 'b' })).toEqual([]);
     expect(seriesOf(text, 'avax_source_up', { node: 'b' })).toEqual([]);
     // The counter keeps counting from where it was: a's poller and its state were kept.
-    await eventually(async () => (valueOf(await scrape(daemon), 'avax_source_polls_total', { node: 'a', source: 'peers' }) ?? 0) > pollsBefore, 5_000);
+    await eventually(async () => (valueOf(await scrape(daemon), 'avax_source_polls_total', { node: 'a', source: 'info' }) ?? 0) > pollsBefore, 5_000);
     expect(valueOf(text, 'avax_chain_height', { node: 'a', chain: 'P' })).toBe(Number(a.state.heights.P));
     expect(valueOf(text, 'avax_exporter_config_last_reload_successful')).toBe(1);
     const successAt = valueOf(text, 'avax_exporter_config_last_reload_success_timestamp_seconds') ?? 0;

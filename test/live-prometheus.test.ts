@@ -21,7 +21,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { FakeDataApi } from '../src/fake/fake-data-api.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FIXTURE_IDS, fixtureValidatorFor } from '../src/fake/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import {
@@ -37,6 +37,10 @@ import {
 
 const PROMETHEUS = process.env['PROMETHEUS'] ?? 'prometheus';
 const RULES_FILE = join(ALERTS_DIR, 'avax-exporter.rules.yml');
+/** Listed as disconnected by the fixture's chain health checks. */
+const DISCONNECTED_VALIDATOR = 'NodeID-2qttvwJUvXYidkULychAeWAjabr2bX9nr';
+/** A peer the fixture's info.peers shows benched on C. */
+const BENCHED_VALIDATOR = 'NodeID-C14fr1n8EYNKyDfYixJ3rxSAVqTY3a8BP';
 const JOB = 'avax-exporter';
 const NODE = 'fake';
 const SELF = FIXTURE_IDS.nodeId;
@@ -246,13 +250,23 @@ async function start(): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'avax-exporter-prometheus-'));
 
   node = await FakeNode.start();
+  // Two more watched validators, as the fixtures describe them: one the chains' health checks list as
+  // disconnected, one a peer benched on C, so the disconnected-and-benched panel has rows.
+  const gone = fixtureValidatorFor(DISCONNECTED_VALIDATOR, 2_000_000_000_000n);
+  gone.connected = false;
+  node.state.primaryValidators.push(gone, fixtureValidatorFor(BENCHED_VALIDATOR, 2_000_000_000_000n));
   // A scheduled network upgrade, so the upgrade panels have one to show.
   node.state.upgrades.heliconTime = new Date(Date.now() + 3 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   // The fake Data API too, so the Data API panels and the node-behind-the-Data-API alert have data.
   dataApi = await FakeDataApi.start();
   exporter = await startTestDaemon({
-    nodes: [{ name: NODE, url: node.url, watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } }],
+    nodes: [{ name: NODE, url: node.url, watch: { node_ids: [FIXTURE_IDS.nodeId, DISCONNECTED_VALIDATOR, BENCHED_VALIDATOR], subnet_ids: [FIXTURE_IDS.l1SubnetId] } }],
     data_api: { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 },
+    // Watched wallets, so the wallet dashboard has data (the fakes answer 0 for addresses they do not know).
+    addresses: [
+      { alias: 'relayer', chain: 'C', address: '0x00000000000000000000000000000000000000a1', floor_avax: 1 },
+      { alias: 'fee-wallet', chain: 'P', address: 'P-avax18jma8ppw3nhx5r4ap8clazz0dps7rv5ukulre5', floor_avax: 1 },
+    ],
     // Longer than the helper's default: the suite runs in parallel on a busy machine.
     poll: { interval: '1s', timeout: '900ms', max_age: '10s' },
   });

@@ -5,6 +5,8 @@ import type { z } from 'zod';
 import { rawConfigSchema, parseListenAddress, type RawConfig } from './schema.js';
 import { formatDuration } from './duration.js';
 import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiNetwork } from '../data-api/client.js';
+import { DEFAULT_PROBE_MAX_TARGETS, finalizeProbeConfig, type ProbeConfig } from '../probe/config.js';
+import { resolveAddresses, type WatchedAddress } from './addresses.js';
 
 /** Default port: 9785, in the exporter range 9100-9999 (not 9090, 9650 or 9651). */
 export const DEFAULT_PORT = 9785;
@@ -35,6 +37,8 @@ export interface NodeConfig {
   /** Lower-cased names of headers whose values must never be shown. */
   secretHeaders: string[];
   watch: WatchConfig;
+  /** C-Chain and L1 addresses whose balance this node is asked for (`addresses` with this node as `rpc_node`); absent when none. */
+  addresses?: WatchedAddress[];
 }
 
 /** The environment variable the Data API key is read from (there is deliberately no flag: flags show up in `ps`). */
@@ -64,6 +68,8 @@ export interface DataApiConfig {
   maxAgeMs: number;
   /** Most pages one listing fetches. */
   maxPages: number;
+  /** P-Chain addresses whose balance is asked for (`addresses` on chain P); absent when none. */
+  addresses?: WatchedAddress[];
 }
 
 /** The validated configuration the daemon runs with. */
@@ -78,9 +84,21 @@ export interface Config {
     /** `--web.enable-lifecycle`: answer POST /-/reload. */
     enableLifecycle: boolean;
   };
-  poll: { intervalMs: number; timeoutMs: number; maxAgeMs: number };
+  poll: {
+    intervalMs: number;
+    timeoutMs: number;
+    maxAgeMs: number;
+    /**
+     * Least time between two info.peers calls to a node (0: every round). The
+     * heaviest answer a node gives (about 0.3 KB per peer: 0.6 MB on mainnet)
+     * for figures that move over minutes; between calls its last value stands.
+     */
+    peersIntervalMs: number;
+  };
   nodes: NodeConfig[];
   dataApi: DataApiConfig;
+  /** `/probe`: the allow-list beyond the configured nodes, and its limits. */
+  probe: ProbeConfig;
   log: { level: string; format: 'json' | 'pretty' };
   /** Start the built-in simulated node and poll it. */
   demo: boolean;
@@ -101,6 +119,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Default least time between two info.peers calls to a node. */
+export const DEFAULT_PEERS_INTERVAL_MS = 60_000;
+
 /** Flags in the Prometheus exporter style; each also reads AVAX_EXPORTER_<NAME>. */
 const FLAGS = {
   'web.listen-address': { type: 'string', describe: `Address to listen on (default :${DEFAULT_PORT})` },
@@ -111,6 +132,7 @@ const FLAGS = {
   'poll.interval': { type: 'string', describe: 'Time between two polls of a node (default 15s)' },
   'poll.timeout': { type: 'string', describe: 'Deadline of one poll, retries included (default 10s)' },
   'poll.max-age': { type: 'string', describe: "Age after which a failed source's series are dropped (default 3 poll intervals)" },
+  'poll.peers-interval': { type: 'string', describe: `Least time between two info.peers calls to a node, 0s for every round (default ${DEFAULT_PEERS_INTERVAL_MS / 1000}s)` },
   'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
   'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
   'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
@@ -123,6 +145,9 @@ const FLAGS = {
   'data-api.rate-limit': { type: 'string', describe: `Data API requests per minute at most (default ${DEFAULT_DATA_API_RATE_LIMIT})` },
   'data-api.interval': { type: 'string', describe: 'Time between two Data API rounds (default 60s)' },
   'data-api.max-pages': { type: 'string', describe: `Most pages one Data API listing fetches (default ${DEFAULT_DATA_API_MAX_PAGES})` },
+  'probe.target': { type: 'string', array: true, describe: 'URL that /probe?target= may poll besides the configured nodes, repeatable' },
+  'probe.max-targets': { type: 'string', describe: `Most probe-only URLs polled at once (default ${DEFAULT_PROBE_MAX_TARGETS})` },
+  'probe.idle-timeout': { type: 'string', describe: 'Time after which a probe-only URL not probed is dropped (default 5m)' },
   'log.level': { type: 'string', describe: 'trace, debug, info, warn, error (default info)' },
   'log.format': { type: 'string', describe: 'json or pretty (default json)' },
   'config.file': { type: 'string', describe: 'YAML configuration file' },
@@ -227,6 +252,7 @@ function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName,
   set('poll', 'interval', values['poll.interval']);
   set('poll', 'timeout', values['poll.timeout']);
   set('poll', 'max_age', values['poll.max-age']);
+  set('poll', 'peers_interval', values['poll.peers-interval']);
   set('watch', 'node_ids', values['watch.node-id']);
   set('watch', 'all_validators', values['watch.all-validators']);
   set('watch', 'subnet_ids', values['watch.subnet-id']);
@@ -239,6 +265,9 @@ function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName,
   set('data_api', 'rate_limit', values['data-api.rate-limit']);
   set('data_api', 'interval', values['data-api.interval']);
   set('data_api', 'max_pages', values['data-api.max-pages']);
+  set('probe', 'targets', values['probe.target']);
+  set('probe', 'max_targets', values['probe.max-targets']);
+  set('probe', 'idle_timeout', values['probe.idle-timeout']);
   set('log', 'level', values['log.level']);
   set('log', 'format', values['log.format']);
   if (values.demo !== undefined) raw['demo'] = values.demo;
@@ -291,6 +320,7 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
   const intervalMs = raw.poll?.interval ?? 15_000;
   const timeoutMs = raw.poll?.timeout ?? Math.min(10_000, intervalMs);
   const maxAgeMs = raw.poll?.max_age ?? 3 * intervalMs;
+  const peersIntervalMs = raw.poll?.peers_interval ?? DEFAULT_PEERS_INTERVAL_MS;
   if (timeoutMs > intervalMs) problems.push(`poll.timeout: must not exceed poll.interval (${formatDuration(timeoutMs)} > ${formatDuration(intervalMs)})`);
   if (maxAgeMs < intervalMs) problems.push(`poll.max_age: must be at least poll.interval (${formatDuration(maxAgeMs)} < ${formatDuration(intervalMs)})`);
   const demo = raw.demo ?? false;
@@ -331,6 +361,29 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
     maxAgeMs: Math.max(maxAgeMs, 3 * dataApiIntervalMs),
     maxPages: d.max_pages ?? DEFAULT_DATA_API_MAX_PAGES,
   };
+  const probe = finalizeProbeConfig(
+    raw.probe,
+    {
+      nodes,
+      watch: {
+        nodeIds: globalWatch.node_ids ?? [],
+        allValidators: globalWatch.all_validators ?? false,
+        subnetIds: globalWatch.subnet_ids ?? [],
+        maxValidators: globalWatch.max_validators ?? DEFAULT_MAX_VALIDATORS,
+      },
+      pollIntervalMs: intervalMs,
+      nameOf: defaultNodeName,
+    },
+    problems,
+  );
+  // Each address goes to whoever asks about it: its node (EVM) or the Data API (P-Chain). Set only
+  // when there is one, so a configuration without addresses stays as it was (and reloads compare equal).
+  const addresses = resolveAddresses(raw.addresses, nodes.map((n) => n.name), dataApi, problems);
+  for (const n of nodes) {
+    const mine = addresses.byNode.get(n.name);
+    if (mine) n.addresses = mine;
+  }
+  if (addresses.pChain.length > 0) dataApi.addresses = addresses.pChain;
   if (problems.length) throw new ConfigError(problems);
   return {
     web: {
@@ -341,9 +394,10 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
       configFile: raw.web?.config_file,
       enableLifecycle: raw.web?.enable_lifecycle ?? false,
     },
-    poll: { intervalMs, timeoutMs, maxAgeMs },
+    poll: { intervalMs, timeoutMs, maxAgeMs, peersIntervalMs },
     nodes,
     dataApi,
+    probe,
     log: { level: raw.log?.level ?? 'info', format: raw.log?.format ?? 'json' },
     demo,
   };
@@ -378,6 +432,7 @@ export function redactConfig(config: Config): Config {
   return {
     ...config,
     dataApi: { ...config.dataApi, url: config.dataApi.url && redactUrl(config.dataApi.url), key: config.dataApi.key && '<secret>' },
+    probe: { ...config.probe, targets: config.probe.targets.map((t) => ({ ...t, url: redactUrl(t.url) })) },
     nodes: config.nodes.map((n) => ({
       ...n,
       url: redactUrl(n.url),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
+import { addressesSchema } from './addresses.js';
 
 /**
  * The configuration schema. Flags, environment variables and the YAML file are
@@ -77,6 +78,16 @@ const dataApiSchema = z.strictObject({
   max_pages: positiveInt.refine((v) => v <= 1000, 'must be at most 1000').optional(),
 });
 
+/** A node API base URL: no query or fragment, which a probe target could never match. */
+const baseUrl = httpUrl.refine((s) => !s.includes('?') && !s.includes('#'), 'must be a base URL without a query or fragment');
+
+/** `/probe`: the URLs beyond the configured nodes it may poll, and how many at once (see src/probe/). */
+const probeSchema = z.strictObject({
+  targets: z.array(baseUrl).optional(),
+  max_targets: positiveInt.refine((v) => v <= 10_000, 'must be at most 10000').optional(),
+  idle_timeout: positiveDuration.optional(),
+});
+
 const listenAddress = z.string().refine((s) => parseListenAddress(s) !== undefined, 'must be host:port or :port');
 
 /** The raw (file-shaped) configuration accepted from any input. */
@@ -94,6 +105,8 @@ export const rawConfigSchema = z.strictObject({
       interval: positiveDuration.optional(),
       timeout: positiveDuration.optional(),
       max_age: positiveDuration.optional(),
+      /** How often info.peers is asked (0: every round). */
+      peers_interval: duration.optional(),
     })
     .optional(),
   watch: watchSchema.optional(),
@@ -105,6 +118,9 @@ export const rawConfigSchema = z.strictObject({
     })
     .optional(),
   data_api: dataApiSchema.optional(),
+  probe: probeSchema.optional(),
+  /** Wallets whose balance keeps things running (fee payers, relayers); see addresses.ts. */
+  addresses: addressesSchema.optional(),
   demo: z.boolean().optional(),
 });
 

@@ -4,6 +4,7 @@ import { Poller, type NodePoller } from '../scheduler.js';
 import type { StateStore, StateTransition } from '../state/store.js';
 import { DataApiClient, dataApiNetworkOf, networkIdOf, type DataApiNetwork } from './client.js';
 import { DATA_API_SOURCES, type DataApiContext } from './sources.js';
+import { dataApiAddressBalancesSource } from './balances.js';
 
 /** The poller's name: the `node` label of the Data API sources' self-metrics. */
 export const DATA_API_POLLER_NAME = 'data_api';
@@ -88,18 +89,20 @@ export class DataApiPoller extends Poller<DataApiContext> {
       ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
     });
     const facts: { network?: DataApiNetwork } = {};
+    const addresses = opts.config.addresses ?? [];
     super({
       name: DATA_API_POLLER_NAME,
       intervalMs: opts.config.intervalMs,
       timeoutMs: opts.config.timeoutMs,
       jitter: opts.jitter,
-      sources: DATA_API_SOURCES,
+      // A source with nothing to ask is not polled, rather than reporting "up" for requests never sent.
+      sources: DATA_API_SOURCES.filter((src) => src.name !== dataApiAddressBalancesSource.name || addresses.length > 0),
       store: opts.store,
       onRound: opts.onRound,
       makeContext: (deadline, round) => {
         // Only called once started, which needs the network.
         const network = facts.network as DataApiNetwork;
-        return { deadline, round, client, network, nodeIds: watchedNodeIds(opts.nodes, network), maxPages: opts.config.maxPages };
+        return { deadline, round, client, network, nodeIds: watchedNodeIds(opts.nodes, network), maxPages: opts.config.maxPages, addresses };
       },
     });
     this.client = client;

@@ -4,6 +4,8 @@ import { finiteNumber, uintString } from '../http/wire.js';
 import { defineSource, type BaseContext, type SourceDef } from '../sources/source.js';
 import { collectDataApiBlocks, collectDataApiNodeBlocks, collectDataApiValidators } from '../collectors/data-api.js';
 import { DataApiHttpError, isServiceNotFound, type DataApiClient, type DataApiNetwork } from './client.js';
+import type { WatchedAddress } from '../config/addresses.js';
+import { dataApiAddressBalancesSource } from './balances.js';
 
 /** Everything a Data API source may use during one poll. */
 export interface DataApiContext extends BaseContext {
@@ -14,6 +16,8 @@ export interface DataApiContext extends BaseContext {
   readonly nodeIds: readonly string[];
   /** Most pages one listing may fetch. */
   readonly maxPages: number;
+  /** P-Chain addresses whose balance to ask for (none when absent). */
+  readonly addresses?: readonly WatchedAddress[];
 }
 
 /** The chains the core calls P, X and C, by the service's blockchain aliases. */
@@ -297,4 +301,5 @@ export const DATA_API_SOURCES: readonly SourceDef<unknown, DataApiContext>[] = [
   dataApiValidatorsSource,
   dataApiNodeBlocksSource,
   dataApiBlocksSource,
+  dataApiAddressBalancesSource,
 ] as SourceDef<unknown, DataApiContext>[];

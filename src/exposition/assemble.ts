@@ -12,6 +12,8 @@ export interface AssembleInput {
   maxAgeMs: number;
   /** Max age of the pollers that have their own (the Data API polls less often than nodes), by poller name. */
   maxAgeByNode?: ReadonlyMap<string, number>;
+  /** Added to the max age of a source polled less often than every round (its least interval), by source name. */
+  extraMaxAgeBySource?: ReadonlyMap<string, number>;
   build: { version: string; revision: string; nodejs: string };
   ready: boolean;
   /** Samples that belong to no source value, such as the Data API client's 429 counter. */
@@ -42,30 +44,43 @@ export function assembleSamples(input: AssembleInput): Sample[] {
 export class SampleAssembler {
   /** Collected samples by value; an entry goes with its value. */
   #collected = new WeakMap<object, { def: SourceDef<unknown>; target: string; samples: readonly Sample[] }>();
+  /** Each poller's own series as of its states' last polls, by poller name (a removed node's entry is replaced or left small). */
+  #owned = new Map<string, { states: readonly SourceState[]; polls: number[]; maxAges: readonly number[]; samples: readonly Sample[] }>();
 
   /** The groups of samples of the state at `input.nowMs`. */
   assemble(input: AssembleInput): (readonly Sample[])[] {
     const groups: (readonly Sample[])[] = [
       [{ name: 'avax_exporter_build_info', labels: input.build, value: 1 }, { name: 'avax_exporter_ready', labels: {}, value: input.ready ? 1 : 0 }, ...(input.extra ?? [])],
     ];
+    // The states' own series go last, one group per poller: its series share the `node` label, which tells the renderer no other group can repeat them.
+    const byNode = new Map<string, { states: SourceState[]; maxAges: number[] }>();
     for (const s of input.states) {
-      const labels = { node: s.node, source: s.source };
       const def = input.sources.get(s.source);
-      const maxAgeMs = input.maxAgeByNode?.get(s.node) ?? input.maxAgeMs;
+      const maxAgeMs = (input.maxAgeByNode?.get(s.node) ?? input.maxAgeMs) + (input.extraMaxAgeBySource?.get(s.source) ?? 0);
       const fresh = s.value !== undefined && s.lastSuccessMs !== undefined && input.nowMs - s.lastSuccessMs <= maxAgeMs;
       if (def && fresh) groups.push(this.#collect(def, s.value, s.node));
-      const own: Sample[] = [];
-      if (s.up !== undefined) own.push({ name: 'avax_source_up', labels, value: s.up ? 1 : 0 });
-      if (s.lastSuccessMs !== undefined) own.push({ name: 'avax_source_last_success_timestamp_seconds', labels, value: s.lastSuccessMs / 1000 });
-      if (s.lastDurationSeconds !== undefined) own.push({ name: 'avax_source_poll_duration_seconds', labels, value: s.lastDurationSeconds });
-      own.push({ name: 'avax_source_max_age_seconds', labels, value: maxAgeMs / 1000 });
-      own.push({ name: 'avax_source_polls_total', labels, value: s.polls });
-      for (const reason of FAILURE_REASONS) {
-        own.push({ name: 'avax_source_poll_failures_total', labels: { ...labels, reason }, value: s.failures[reason] });
-      }
-      groups.push(own);
+      let own = byNode.get(s.node);
+      if (!own) byNode.set(s.node, (own = { states: [], maxAges: [] }));
+      own.states.push(s);
+      own.maxAges.push(maxAgeMs);
     }
+    for (const [node, own] of byNode) groups.push(this.#own(node, own.states, own.maxAges));
     return groups;
+  }
+
+  /**
+   * A poller's states' own series, the same array while none of them has been
+   * polled again (every poll counts in `polls`) and their max ages hold.
+   */
+  #own(node: string, states: readonly SourceState[], maxAges: readonly number[]): readonly Sample[] {
+    const hit = this.#owned.get(node);
+    if (hit && hit.states.length === states.length && states.every((s, i) => hit.states[i] === s && hit.polls[i] === s.polls && hit.maxAges[i] === maxAges[i])) {
+      return hit.samples;
+    }
+    const own: Sample[] = [];
+    states.forEach((s, i) => ownSamples(s, maxAges[i] as number, own));
+    this.#owned.set(node, { states, polls: states.map((s) => s.polls), maxAges, samples: own });
+    return own;
   }
 
   #collect(def: SourceDef<unknown>, value: unknown, target: string): readonly Sample[] {
@@ -75,5 +90,18 @@ export class SampleAssembler {
     const samples = def.collect(value, target);
     this.#collected.set(value, { def, target, samples });
     return samples;
+  }
+}
+
+/** The exporter's series about one source state: up, last success, duration, max age, polls, failures. */
+function ownSamples(s: SourceState, maxAgeMs: number, own: Sample[]): void {
+  const labels = { node: s.node, source: s.source };
+  if (s.up !== undefined) own.push({ name: 'avax_source_up', labels, value: s.up ? 1 : 0 });
+  if (s.lastSuccessMs !== undefined) own.push({ name: 'avax_source_last_success_timestamp_seconds', labels, value: s.lastSuccessMs / 1000 });
+  if (s.lastDurationSeconds !== undefined) own.push({ name: 'avax_source_poll_duration_seconds', labels, value: s.lastDurationSeconds });
+  own.push({ name: 'avax_source_max_age_seconds', labels, value: maxAgeMs / 1000 });
+  own.push({ name: 'avax_source_polls_total', labels, value: s.polls });
+  for (const reason of FAILURE_REASONS) {
+    own.push({ name: 'avax_source_poll_failures_total', labels: { ...labels, reason }, value: s.failures[reason] });
   }
 }

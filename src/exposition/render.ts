@@ -48,7 +48,14 @@ export function formatValue(v: number): string {
 /** A rendered exposition, ready to be written to any number of scrapers. */
 export interface Exposition {
   text: Buffer;
-  gzip: Buffer;
+  /**
+   * The text gzipped, made by the first call (the first gzip scrape after the
+   * render) and kept: a fleet renders after every node's round, several
+   * times a second, while Prometheus scrapes every 15 s, so compressing at
+   * render time would mostly compress what nobody fetches. Concurrent
+   * callers share one compression; it runs off the event loop.
+   */
+  gzip(): Promise<Buffer>;
   /** Number of series in it. */
   series: number;
   contentType: string;
@@ -67,11 +74,19 @@ const MAX_ESCAPE_CACHE = 200_000;
 interface MetricPart {
   text: Buffer;
   bodies: string[];
+  /**
+   * The value of the metric's first label when every series of the part has
+   * the same (a node's series all carry its `node`): parts with different
+   * keys cannot share a series, so they need no duplicate check between them.
+   */
+  key: string | undefined;
 }
 
 /** A group of samples, formatted: its part of each metric (by contract index). */
 interface RenderedGroup {
   metrics: (MetricPart | undefined)[];
+  /** The indexes of the metrics it has a part of, ascending. */
+  present: number[];
   rejected: number;
   duplicates: number;
 }
@@ -144,6 +159,7 @@ async function formatGroup(samples: readonly Sample[], escaped: Map<string, stri
   const lines: string[] = [];
   const bodies: (string[] | undefined)[] = [];
   const sets: (Set<string> | undefined)[] = [];
+  const keys: (string | undefined)[] = [];
   const bodyOf = new Map<object, { names: readonly string[]; body: string | undefined }>();
   let rejected = 0;
   let duplicates = 0;
@@ -169,11 +185,16 @@ async function formatGroup(samples: readonly Sample[], escaped: Map<string, stri
       rejected++;
       continue;
     }
+    // As written (escaped and bounded): two raw values can come out the same.
+    const first = names.length > 0 ? escaped.get(s.labels[names[0] as string] as string) : undefined;
     let set = sets[m];
     if (set === undefined) {
       set = sets[m] = new Set();
       lines[m] = '';
       bodies[m] = [];
+      keys[m] = first;
+    } else if (keys[m] !== first) {
+      keys[m] = undefined;
     }
     if (set.has(body)) {
       duplicates++;
@@ -184,11 +205,14 @@ async function formatGroup(samples: readonly Sample[], escaped: Map<string, stri
     lines[m] += `${s.name}${body} ${formatValue(s.value)}\n`;
   }
   const metrics: (MetricPart | undefined)[] = [];
+  const present: number[] = [];
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
-    if (l !== undefined) metrics[m] = { text: Buffer.from(l, 'utf8'), bodies: bodies[m] as string[] };
+    if (l === undefined) continue;
+    metrics[m] = { text: Buffer.from(l, 'utf8'), bodies: bodies[m] as string[], key: keys[m] };
+    present.push(m);
   }
-  return { metrics, rejected, duplicates };
+  return { metrics, present, rejected, duplicates };
 }
 
 /**
@@ -209,6 +233,20 @@ function reformatWithout(samples: readonly Sample[], m: number, seen: Set<string
     count++;
   }
   return { text: Buffer.from(text, 'utf8'), count };
+}
+
+/** A memoized gzip of `text`; a failed compression is not kept. */
+function gzipOnce(text: Buffer): () => Promise<Buffer> {
+  let done: Promise<Buffer> | undefined;
+  return () => {
+    // Level 1: compressed once per render, served many times; the fastest level costs a
+    // fraction of the default's CPU for a few percent more bytes.
+    done ??= gzipAsync(text, { level: 1 }).catch((err: unknown) => {
+      done = undefined;
+      throw err;
+    });
+    return done;
+  };
 }
 
 /**
@@ -266,22 +304,34 @@ export class ExpositionRenderer {
     // Per metric, the groups' lines in group order. A series an earlier group
     // already wrote is a duplicate across groups: that metric of the later
     // group is formatted again without it (rare: sources label their series apart).
+    const byMetric: number[][] = METRIC_NAMES.map(() => []);
+    for (let gi = 0; gi < rendered.length; gi++) for (const m of (rendered[gi] as RenderedGroup).present) (byMetric[m] as number[]).push(gi);
     const parts: Buffer[] = [];
     let series = 0;
     const seen = new Set<string>();
+    const keys = new Set<string>();
     for (let m = 0; m < METRIC_NAMES.length; m++) {
-      let contributors = 0;
-      for (const r of rendered) if (r.metrics[m] !== undefined) contributors++;
-      if (contributors === 0) continue;
+      const contributors = byMetric[m] as number[];
+      if (contributors.length === 0) continue;
       parts.push(HEADERS[m] as Buffer);
+      // Whether every part has its own first-label value: then no series can be in two parts.
+      let apart = contributors.length > 1;
+      keys.clear();
+      for (const gi of contributors) {
+        const key = ((rendered[gi] as RenderedGroup).metrics[m] as MetricPart).key;
+        if (key === undefined || keys.has(key)) {
+          apart = false;
+          break;
+        }
+        keys.add(key);
+      }
       seen.clear();
-      for (let gi = 0; gi < rendered.length; gi++) {
-        const part = (rendered[gi] as RenderedGroup).metrics[m];
-        if (part === undefined) continue;
-        if (contributors === 1) {
+      for (const gi of contributors) {
+        const part = (rendered[gi] as RenderedGroup).metrics[m] as MetricPart;
+        if (contributors.length === 1 || apart) {
           parts.push(part.text);
           series += part.bodies.length;
-          break;
+          continue;
         }
         let clash = false;
         for (const b of part.bodies) if (seen.has(b)) clash = true;
@@ -298,8 +348,6 @@ export class ExpositionRenderer {
       }
     }
     const text = Buffer.concat(parts);
-    // Level 1: the cached exposition is compressed after every round, served many times; the
-    // fastest level costs a fraction of the default's CPU for a few percent more bytes.
-    return { text, gzip: await gzipAsync(text, { level: 1 }), series, contentType: TEXT_CONTENT_TYPE };
+    return { text, gzip: gzipOnce(text), series, contentType: TEXT_CONTENT_TYPE };
   }
 }

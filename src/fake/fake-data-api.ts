@@ -1,8 +1,9 @@
 /**
- * A fake Avalanche Data API: a real `node:http` server answering the three
+ * A fake Avalanche Data API: a real `node:http` server answering the
  * endpoints the exporter reads (a node's validations, the blocks a node
- * proposed, the latest blocks of a chain) with the shapes of the reference
- * fixtures (`dataapi.*`): amounts as decimal strings, timestamps as numbers,
+ * proposed, the latest blocks of a chain, P-Chain address balances) with the
+ * shapes of the reference fixtures (`dataapi.*`; balances, which have none,
+ * after the spec's PChainBalance): amounts as decimal strings, timestamps as numbers,
  * newest first, `nextPageToken` paging, `{message, statusCode, error}` error
  * bodies. It can require an API key, cap the page size to force several
  * pages, and inject faults (status codes, 429 with Retry-After, malformed
@@ -55,6 +56,46 @@ export interface FakeDataApiBlock {
   [field: string]: unknown;
 }
 
+/** One asset amount of a primary-network balance category as the service sends it; any extra field is sent too. */
+export interface FakeBalanceAsset {
+  assetId: string;
+  name: string;
+  symbol: string;
+  denomination: number;
+  type: string;
+  /** Decimal string in the asset's smallest unit (nAVAX for AVAX). */
+  amount: string;
+  utxoCount: number;
+  [field: string]: unknown;
+}
+
+/** The categories of the spec's P-Chain balance object (`balances` of endpoint 5). */
+export const P_CHAIN_BALANCE_CATEGORIES = [
+  'unlockedUnstaked',
+  'unlockedStaked',
+  'lockedPlatform',
+  'lockedStakeable',
+  'lockedStaked',
+  'pendingStaked',
+  'atomicMemoryUnlocked',
+  'atomicMemoryLocked',
+] as const;
+/** One P-Chain balance category. */
+export type FakePChainBalanceCategory = (typeof P_CHAIN_BALANCE_CATEGORIES)[number];
+/** What one P-Chain address holds, by category; a missing category is empty. */
+export type FakePChainBalances = Partial<Record<FakePChainBalanceCategory, FakeBalanceAsset[]>>;
+
+/** The AVAX asset id by network, as the service lists it. */
+export const FAKE_AVAX_ASSET_IDS = {
+  mainnet: 'FvwEAhmxKfeiG8SnEvq42hc6whRyY3EFYAvebMqDNDGCgxN5Z',
+  fuji: 'U8iRqJoiJm8xZHAacmvYyZVwqQx6uDNtQeP3CQ6fcgQk3JqnK',
+} as const;
+
+/** An AVAX entry of a balance category: `navax` nAVAX in one UTXO. */
+export function fakeAvaxAmount(navax: bigint, network: 'mainnet' | 'fuji' = 'mainnet'): FakeBalanceAsset {
+  return { assetId: FAKE_AVAX_ASSET_IDS[network], name: 'Avalanche', symbol: 'AVAX', denomination: 9, type: 'secp256k1', amount: navax.toString(), utxoCount: 1 };
+}
+
 /** Everything the fake answers from; mutate it freely between requests. */
 export interface FakeDataApiState {
   /** The network it has data for; other networks answer empty lists. */
@@ -65,6 +106,11 @@ export interface FakeDataApiState {
   blocks: Record<FakeChainAlias, FakeDataApiBlock[]>;
   /** P-Chain blocks proposed, by node id, newest first. */
   proposed: Record<string, FakeDataApiBlock[]>;
+  /**
+   * P-Chain balances by address without its chain prefix (`avax1…`, `fuji1…`). An address not
+   * listed holds nothing: every category is empty, as the service answers for an unused address.
+   */
+  pChainBalances?: Record<string, FakePChainBalances>;
 }
 
 /** A failure to inject with {@link FakeDataApi.setFault}; `times` limits it to that many requests. */
@@ -77,7 +123,7 @@ export type FakeDataApiFault = (
 ) & { times?: number };
 
 /** The endpoints, as fault targets and in {@link FakeDataApiCall.route}. */
-export type FakeDataApiRoute = 'validators' | 'nodeBlocks' | 'blocks' | 'health' | 'unknown';
+export type FakeDataApiRoute = 'validators' | 'nodeBlocks' | 'blocks' | 'balances' | 'health' | 'unknown';
 
 /** One request the fake received. */
 export interface FakeDataApiCall {
@@ -416,6 +462,7 @@ export class FakeDataApi extends FakeHttpServer {
     if (parts[4] === 'blockchains' && parts[5] !== undefined) {
       const alias = CHAIN_IDS[parts[5]];
       if (!alias) throw new HttpProblem(404, `Blockchain ${parts[5]} not found`);
+      if (parts[6] === 'balances' && parts.length === 7) return { balances: this.balances(alias, network, ours, q.get('addresses')), chainInfo: chainInfo(alias) };
       let list: FakeDataApiBlock[];
       if (parts[6] === 'blocks' && parts.length === 7) list = ours ? this.state.blocks[alias] : [];
       else if (parts[6] === 'nodes' && parts[7] !== undefined && parts[8] === 'blocks' && parts.length === 9) {
@@ -428,6 +475,35 @@ export class FakeDataApi extends FakeHttpServer {
       return { blocks: page.items, ...(page.next ? { nextPageToken: page.next } : {}), chainInfo: chainInfo(alias) };
     }
     throw new HttpProblem(404, `Cannot GET ${u.pathname}`);
+  }
+
+  /**
+   * Endpoint 5: the balance of every address given, summed per category and asset (the service
+   * adds the addresses up). Addresses may carry a `P-`/`X-` prefix; one of another network is a 400.
+   * Only the P-Chain holds data here; the X- and C-Chain answer their categories empty.
+   */
+  private balances(alias: FakeChainAlias, network: string, ours: boolean, addressesParam: string | null): Record<string, FakeBalanceAsset[]> {
+    const addresses = (addressesParam ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+    if (addresses.length === 0) throw new HttpProblem(400, ['addresses should not be empty']);
+    const hrp = network === 'mainnet' ? 'avax' : 'fuji';
+    const bare = addresses.map((a) => a.replace(/^[PX]-/, ''));
+    const wrong = bare.find((a) => !a.startsWith(`${hrp}1`));
+    if (wrong !== undefined) throw new HttpProblem(400, [`Invalid address ${wrong} for network ${network}`]);
+    const categories: readonly string[] =
+      alias === 'p-chain' ? P_CHAIN_BALANCE_CATEGORIES : alias === 'x-chain' ? ['locked', 'unlocked', 'atomicMemoryUnlocked', 'atomicMemoryLocked'] : ['atomicMemoryUnlocked', 'atomicMemoryLocked'];
+    const out: Record<string, FakeBalanceAsset[]> = Object.fromEntries(categories.map((c) => [c, []]));
+    if (!ours || alias !== 'p-chain') return out;
+    for (const category of P_CHAIN_BALANCE_CATEGORIES) {
+      const byAsset = new Map<string, FakeBalanceAsset>();
+      for (const a of bare) {
+        for (const e of this.state.pChainBalances?.[a]?.[category] ?? []) {
+          const prev = byAsset.get(e.assetId);
+          byAsset.set(e.assetId, prev ? { ...prev, amount: (BigInt(prev.amount) + BigInt(e.amount)).toString(), utxoCount: prev.utxoCount + e.utxoCount } : { ...e });
+        }
+      }
+      out[category] = [...byAsset.values()];
+    }
+    return out;
   }
 
   private page<T>(list: readonly T[], listing: string, requested: number, token: string | null): { items: T[]; next: string | undefined } {
@@ -478,6 +554,7 @@ function routeOf(method: string, path: string): FakeDataApiRoute {
   if (/^\/v1\/networks\/[^/]+\/validators\/[^/]+$/.test(path)) return 'validators';
   if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/nodes\/[^/]+\/blocks$/.test(path)) return 'nodeBlocks';
   if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/blocks$/.test(path)) return 'blocks';
+  if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/balances$/.test(path)) return 'balances';
   return 'unknown';
 }
 

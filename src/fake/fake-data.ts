@@ -631,3 +631,31 @@ export function generatePeers(count: number, seed = 1, nodeIds: readonly string[
   }
   return out;
 }
+
+/** A valid CB58 32-byte ID derived from a string, so derived objects are deterministic and distinct. */
+function idFrom(seed: string): string {
+  return cb58Encode(createHash('sha256').update(seed).digest());
+}
+
+/**
+ * A connected primary-network validator for `nodeId` with `weight` nAVAX of its own and, when
+ * `delegated` is positive, one delegation of that many nAVAX: the fixture world's second
+ * validator (times, owners, fee, BLS key) with another node and stake. Gives the fixture peers
+ * (or generated ones) stake, e.g. to test how connected stake splits over versions; the default
+ * world keeps the fixtures' two validators, which are not among its peers.
+ */
+export function fixtureValidatorFor(nodeId: string, weight: bigint, delegated = 0n): FakeValidator {
+  const template = BASE_STATE.primaryValidators[1];
+  if (!template) throw new Error('the fixture world has no second validator');
+  const v = structuredClone(template);
+  v.nodeId = nodeId;
+  v.txId = idFrom(`validator/${nodeId}`);
+  v.weight = weight;
+  v.connected = true;
+  v.uptime = 99.5;
+  v.delegators =
+    delegated > 0n
+      ? [{ txId: idFrom(`delegation/${nodeId}`), startTime: v.startTime, endTime: v.endTime, weight: delegated, potentialReward: delegated / 100n }]
+      : [];
+  return v;
+}

@@ -314,6 +314,11 @@ export interface FakeNodeState {
   validatorFeeState: FakeValidatorFeeState;
   /** Primary network `platform.getCurrentSupply`, nAVAX. */
   currentSupply: bigint;
+  /**
+   * Native balances in wei for `eth_getBalance`, keyed by 'C' or an L1 blockchain ID, then by
+   * lower-case `0x` address. An address not listed has 0, as on a real chain.
+   */
+  evmBalances?: Record<string, Record<string, bigint>>;
 }
 
 /** One HTTP request the fake received. */
@@ -624,6 +629,15 @@ export class FakeNode extends FakeHttpServer {
   /** Makes a health check pass again: drops `error`, `contiguousFailures` and `timeOfFirstFailure`. */
   passCheck(name: string): void {
     passCheckIn(this.state, name);
+  }
+
+  /**
+   * Sets what a chain's health check (`P`, `X`, `C` or an L1 blockchain ID) reports in
+   * `message.networking`: the validators the node is not connected to and, when given, the
+   * connected stake fraction (0..1, as AvalancheGo reports it).
+   */
+  setChainNetworking(chain: string, disconnectedValidators: string[], percentConnected?: number): void {
+    setChainNetworkingIn(this.state, chain, disconnectedValidators, percentConnected);
   }
 
   protected answerInternalError(res: ServerResponse, err: unknown): void {
@@ -1234,6 +1248,22 @@ export class FakeNode extends FakeHttpServer {
     return r === undefined ? { status: 200, headers: {}, body: '' } : json(r);
   }
 
+  /** geth's argument errors for `eth_getBalance(address, blockNumberOrTag)`, or undefined when the arguments are valid. */
+  private getBalanceArgsProblem(params: unknown): string | undefined {
+    if (params === undefined || params === null) return 'missing value for required argument 0';
+    if (!Array.isArray(params)) return 'non-array args';
+    if (params.length > 2) return 'too many arguments, want at most 2';
+    const [address, block] = params as unknown[];
+    if (address === undefined) return 'missing value for required argument 0';
+    if (typeof address !== 'string' || !address.startsWith('0x')) return 'invalid argument 0: json: cannot unmarshal non-hex string into Go value of type common.Address';
+    if (!/^0x[0-9a-fA-F]*$/.test(address)) return 'invalid argument 0: json: cannot unmarshal invalid hex string into Go value of type common.Address';
+    if (address.length !== 42) return `invalid argument 0: hex string has length ${address.length - 2}, want 40 for common.Address`;
+    if (block === undefined) return 'missing value for required argument 1';
+    const tags = ['latest', 'pending', 'earliest', 'finalized', 'safe', 'accepted'];
+    if (typeof block !== 'string' || !(tags.includes(block) || /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/.test(block))) return 'invalid argument 1: invalid block number';
+    return undefined;
+  }
+
   private gethOne(chain: string, msg: unknown): unknown {
     if (!isPlainObject(msg)) return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } };
     const id = msg['id'] ?? null;
@@ -1271,6 +1301,16 @@ export class FakeNode extends FakeHttpServer {
       case 'eth_syncing':
         result = false;
         break;
+      case 'eth_getBalance': {
+        const bad = this.getBalanceArgsProblem(params);
+        if (bad) return fail(-32602, bad);
+        const [address, block] = params as [string, string];
+        // A block above the head is unknown to geth; every other block reads the current balance
+        // (the fake keeps no history).
+        if (/^0x[0-9a-fA-F]+$/.test(block) && BigInt(block) > (this.state.heights[chain] ?? 0n)) return fail(-32000, 'header not found');
+        result = `0x${(this.state.evmBalances?.[chain]?.[address.toLowerCase()] ?? 0n).toString(16)}`;
+        break;
+      }
       default:
         return fail(-32601, `the method ${method} does not exist/is not available`);
     }
@@ -1447,4 +1487,19 @@ export function passCheckIn(state: FakeNodeState, name: string): void {
   delete check.contiguousFailures;
   delete check.timeOfFirstFailure;
   check.timestamp = rfc3339Nano();
+}
+
+/**
+ * Shared by {@link FakeNode.setChainNetworking}. Keeps the rest of the check's message (the
+ * engine part) and creates the chain check, shaped like the fixtures' (`engine` then
+ * `networking`), if it does not exist.
+ */
+export function setChainNetworkingIn(state: FakeNodeState, chain: string, disconnectedValidators: string[], percentConnected?: number): void {
+  const check = state.health[chain] ?? { message: { engine: { consensus: {}, vm: null } }, timestamp: rfc3339Nano(), duration: 0 };
+  const message = isPlainObject(check.message) ? check.message : {};
+  const previous = isPlainObject(message['networking']) ? message['networking'] : {};
+  // A Go set: sorted, without duplicates.
+  message['networking'] = { ...previous, disconnectedValidators: [...new Set(disconnectedValidators)].sort(), ...(percentConnected === undefined ? {} : { percentConnected }) };
+  check.message = message;
+  state.health[chain] = check;
 }

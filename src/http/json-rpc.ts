@@ -136,7 +136,8 @@ export class JsonRpcClient {
    * raw body and its items parsed a batch at a time with yields in between
    * (see splitJsonArray), so a multi-MB answer neither blocks the event loop
    * in one JSON.parse nor lives as one big object graph. An answer that is
-   * not of that shape is parsed whole and fails (or is read) as with `call`.
+   * not of that shape is parsed whole and fails (or is read) as with `call`;
+   * a null array (Go's nil slice) reads as empty.
    */
   async callArray<S extends z.ZodType, R = z.output<S>>(
     path: string,
@@ -147,21 +148,37 @@ export class JsonRpcClient {
     deadline: Deadline,
     map: (v: z.output<S>) => R = (v) => v as R,
   ): Promise<R[]> {
+    return (await this.callWithArray(path, method, params, { key, item, map, rest: z.unknown() }, deadline)).items;
+  }
+
+  /** {@link callArray}, also returning the rest of the result (the array emptied) validated with `rest`. */
+  async callWithArray<S extends z.ZodType, T extends z.ZodType, R = z.output<S>>(
+    path: string,
+    method: string,
+    params: unknown,
+    spec: { key: string; item: S; map?: (v: z.output<S>) => R; rest: T },
+    deadline: Deadline,
+  ): Promise<{ items: R[]; rest: z.output<T> }> {
+    const { key, item } = spec;
+    const map = spec.map ?? ((v: z.output<S>) => v as R);
     const what = `${method} at ${path}`;
     const { id, res } = await this.#answer(path, method, params, deadline);
     const body = res.body;
     const split = await splitJsonArray(body, ['result', key], yieldToLoop);
+    let result: unknown;
     let items: unknown[] | undefined;
     if (split) {
       // The envelope without the array's items: small, parsed and checked as usual.
-      const rest = parseJsonBody(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]), what);
-      resultOf(rest, id, what);
+      result = resultOf(parseJsonBody(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]), what), id, what);
     } else {
-      const result = resultOf(parseJsonBody(body, what), id, what);
-      const shaped = z.object({ [key]: z.array(z.unknown()) }).safeParse(result);
+      result = resultOf(parseJsonBody(body, what), id, what);
+      const shaped = z.object({ [key]: z.array(z.unknown()).nullable() }).safeParse(result);
       if (!shaped.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(shaped.error)})`);
-      items = shaped.data[key] as unknown[];
+      items = (shaped.data[key] as unknown[] | null) ?? [];
+      result = { ...(result as object), [key]: [] };
     }
+    const rest = spec.rest.safeParse(result);
+    if (!rest.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(rest.error)})`);
     const count = split ? split.spans.length / 2 : (items as unknown[]).length;
     const out: R[] = new Array(count);
     for (let start = 0; start < count; start += ITEM_BATCH) {
@@ -187,7 +204,7 @@ export class JsonRpcClient {
         out[i] = map(r.data);
       }
     }
-    return out;
+    return { items: out, rest: rest.data };
   }
 
   /** The node's answer to a request (HTTP 200), shared within a round; transient failures are retried within the deadline. */

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { UpstreamError } from './errors.js';
 
 /**
  * Zod building blocks for AvalancheGo's wire conventions: 64-bit integers as
@@ -64,33 +63,4 @@ export function describeIssues(err: z.ZodError, limit = 3): string {
   const parts = err.issues.slice(0, limit).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
   if (err.issues.length > limit) parts.push(`and ${err.issues.length - limit} more`);
   return parts.join('; ');
-}
-
-/**
- * Validates a large array item by item, yielding to the event loop between
- * chunks, so a mainnet-sized validator set (thousands of entries) never holds
- * the loop for long. The first invalid item fails the whole array, with its
- * index in the message.
- */
-export async function parseArrayInChunks<S extends z.ZodType>(
-  items: readonly unknown[],
-  schema: S,
-  what: string,
-  chunk = 250,
-): Promise<z.output<S>[]> {
-  const out: z.output<S>[] = new Array(items.length);
-  for (let start = 0; start < items.length; start += chunk) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const end = Math.min(items.length, start + chunk);
-    for (let i = start; i < end; i++) {
-      const r = schema.safeParse(items[i]);
-      if (!r.success) {
-        const issue = r.error.issues[0];
-        const path = [String(i), ...(issue?.path ?? []).map(String)].join('.');
-        throw new UpstreamError('invalid_response', `${what}: unexpected shape (${path}: ${issue?.message ?? 'invalid'})`);
-      }
-      out[i] = r.data;
-    }
-  }
-  return out;
 }

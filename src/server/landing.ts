@@ -1,4 +1,8 @@
 import type { SourceState } from '../state/store.js';
+import { escapeHtml } from './html.js';
+import { nodeAnchor, renderFleetSummary, renderNodeStatus, statusPageHead } from './status-page.js';
+
+export { escapeHtml };
 
 /** What the landing page shows. */
 export interface LandingInput {
@@ -8,13 +12,8 @@ export interface LandingInput {
   nodes: { name: string; url: string }[];
   states: readonly SourceState[];
   nowMs: number;
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML; every upstream string goes through this. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+  /** Seconds between two live updates of the page: the poll interval (default 15). */
+  refreshSeconds?: number;
 }
 
 function ago(ms: number | undefined, now: number): string {
@@ -23,7 +22,7 @@ function ago(ms: number | undefined, now: number): string {
   return `${new Date(ms).toISOString()} (${s}s ago)`;
 }
 
-/** The landing page: links to the endpoints and each node's sources with their last success and last error. */
+/** The landing page: links to the endpoints, the fleet's status (see status-page.ts) and each node's sources with their last success and last error. */
 export function renderLanding(input: LandingInput): string {
   const rows = input.nodes
     .map((n) => {
@@ -35,7 +34,9 @@ export function renderLanding(input: LandingInput): string {
           return `<tr class="${status}"><td>${escapeHtml(s.source)}</td><td>${status}</td><td>${ago(s.lastSuccessMs, input.nowMs)}</td><td>${err}</td></tr>`;
         })
         .join('\n');
-      return `<h2>${escapeHtml(n.name)} <small>${escapeHtml(n.url)}</small></h2>
+      return `<h2 id="${nodeAnchor(n.name)}">${escapeHtml(n.name)} <small>${escapeHtml(n.url)}</small></h2>
+${renderNodeStatus(n.name, input)}
+<h3>Sources</h3>
 <table><thead><tr><th>source</th><th>status</th><th>last success</th><th>last error</th></tr></thead><tbody>
 ${sourceRows || '<tr><td colspan="4">not polled yet</td></tr>'}
 </tbody></table>`;
@@ -44,9 +45,11 @@ ${sourceRows || '<tr><td colspan="4">not polled yet</td></tr>'}
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>avax-exporter</title>
 <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}tr.up td:nth-child(2){color:#1a7f37}tr.down td:nth-child(2){color:#cf222e;font-weight:bold}tr.pending td:nth-child(2){color:#9a6700}small{color:#666;font-weight:normal}</style>
+${statusPageHead(input)}
 </head><body>
 <h1>avax-exporter <small>${escapeHtml(input.version)}</small></h1>
-<p><a href="${escapeHtml(input.telemetryPath)}">Metrics</a> · <a href="/-/healthy">Healthy</a> · <a href="/-/ready">Ready</a> (${input.ready ? 'ready' : 'waiting for the first poll round'})</p>
+<p><a href="${escapeHtml(input.telemetryPath)}">Metrics</a> · <a href="/-/healthy">Healthy</a> · <a href="/-/ready">Ready</a> (${input.ready ? 'ready' : 'waiting for the first poll round'}) · <a href="/probe">Probe</a> <small>/probe?target=&lt;node name or URL&gt;: one node, for Prometheus to scrape each node as a target (see the README)</small></p>
+${renderFleetSummary(input)}
 ${rows}
 </body></html>
 `;

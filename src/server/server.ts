@@ -37,6 +37,8 @@ export interface ServerOptions {
   limits?: Partial<ServerLimits>;
   /** Reports web config reload problems (the old config keeps running). */
   onWebConfigError?: (err: Error) => void;
+  /** `GET /probe?target=`: answers for one node of the allow-list (see src/server/probe.ts); undefined means no such endpoint. */
+  probe?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
 function acceptsGzip(req: IncomingMessage): boolean {
@@ -121,8 +123,15 @@ export function createExporterServer(opts: ServerOptions): Server {
     if (path === opts.telemetryPath) {
       const exp = opts.exposition();
       const proc = opts.processBlock?.();
-      const gz = acceptsGzip(req);
-      const head = gz ? exp.gzip : exp.text;
+      let gz = acceptsGzip(req);
+      let head = exp.text;
+      if (gz) {
+        try {
+          head = await exp.gzip();
+        } catch {
+          gz = false; // zlib failed (out of memory): the plain text is still a valid answer
+        }
+      }
       const tail = proc ? (gz ? proc.gzip : proc.text) : undefined;
       res.writeHead(200, {
         'content-type': exp.contentType,
@@ -136,6 +145,7 @@ export function createExporterServer(opts: ServerOptions): Server {
       res.end(tail && tail.length ? tail : head);
       return;
     }
+    if (path === '/probe' && opts.probe) return opts.probe(req, res);
     if (path === '/-/healthy') return send(res, req, 200, TEXT, 'OK\n');
     if (path === '/-/ready') {
       return opts.ready() ? send(res, req, 200, TEXT, 'OK\n') : send(res, req, 503, TEXT, 'waiting for the first poll round\n');

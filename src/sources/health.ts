@@ -26,13 +26,38 @@ export interface HealthCheck {
   failingSince: number | undefined;
 }
 
+/**
+ * What a chain's health check says about the chain's validators
+ * (`message.networking` of the checks keyed `P`, `X`, `C` or an L1's
+ * blockchain id; AvalancheGo's snow/networking/handler/health.go).
+ */
+export interface ChainNetworking {
+  /** The check's name: the chain's primary alias or blockchain id. */
+  chain: string;
+  /** Share of the chain's validator stake this node is connected to (0..1; `percentConnected`, already a fraction). */
+  connectedStakeRatio: number | undefined;
+  /** Validators of the chain this node is not connected to; undefined before AvalancheGo v1.11.11, which did not list them. */
+  disconnectedCount: number | undefined;
+  /** Each watched node id and whether the check lists it as disconnected; empty when the check lists nothing. */
+  watched: { nodeId: string; disconnected: boolean }[];
+}
+
 /** What the health source reports. */
 export interface HealthValue {
   healthy: boolean;
   ready: boolean;
   live: boolean;
   checks: HealthCheck[];
+  /** Per chain check, the networking details (set by the poll, which knows the watched ids). */
+  networking?: ChainNetworking[];
 }
+
+/** A chain check's message: only checks with a `networking` object (not bls, database, ...) match. */
+const chainMessageSchema = z.object({ networking: z.record(z.string(), z.unknown()) });
+/** `percentConnected`: a fraction 0..1 (unlike the uptime percentages elsewhere). */
+const percentConnectedSchema = finiteNumber.refine((v) => v >= 0 && v <= 1, 'fraction outside 0..1');
+/** `disconnectedValidators`: a Go set, always an array on the wire (null tolerated as empty); absent before v1.11.11. */
+const disconnectedValidatorsSchema = z.array(z.string()).nullable();
 
 async function getHealth(ctx: PollContext, path: string): Promise<HealthAnswer> {
   const res = await ctx.get(path);
@@ -69,6 +94,48 @@ export function healthValueFrom(health: HealthAnswer, readiness: HealthAnswer, l
   return { healthy: health.ok, ready: readiness.ok, live: liveness.ok, checks };
 }
 
+/**
+ * The networking details of every chain check in a /ext/health body, with
+ * the watched ids looked up in each check's disconnected list. A check whose
+ * details do not have the expected shape is skipped rather than failing the
+ * source: health is what operators page on, and one check's detail changing
+ * shape must not blind it. Sorted by chain. Pure.
+ */
+export function chainNetworkingFrom(body: z.output<typeof healthBodySchema>, watched: readonly string[]): ChainNetworking[] {
+  const out: ChainNetworking[] = [];
+  for (const [chain, check] of Object.entries(body.checks)) {
+    const message = chainMessageSchema.safeParse(check.message);
+    if (!message.success) continue;
+    // Each key on its own, so one odd value does not hide the other.
+    const ratio = percentConnectedSchema.safeParse(message.data.networking['percentConnected']);
+    const listed = disconnectedValidatorsSchema.safeParse(message.data.networking['disconnectedValidators']);
+    const percentConnected = ratio.success ? ratio.data : undefined;
+    const list = listed.success ? new Set(listed.data ?? []) : undefined;
+    if (percentConnected === undefined && list === undefined) continue;
+    out.push({
+      chain,
+      connectedStakeRatio: percentConnected,
+      disconnectedCount: list?.size,
+      watched: list ? watched.map((nodeId) => ({ nodeId, disconnected: list.has(nodeId) })) : [],
+    });
+  }
+  return out.sort((a, b) => (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : 0));
+}
+
+/**
+ * The ids whose disconnection is reported one by one: the watched node ids
+ * (--watch.node-id). Everyone else is only counted, so a mainnet node with
+ * dozens of disconnected validators stays bounded. The node's own id is left
+ * out even when watched: AvalancheGo counts a node as connected to itself, so
+ * its own view would always say 0, and that 0 would hide, in an aggregation
+ * over the watching nodes, what the other nodes see.
+ */
+function watchedIds(ctx: PollContext): string[] {
+  const ids = new Set(ctx.node.watch.nodeIds);
+  if (ctx.known.nodeId) ids.delete(ctx.known.nodeId);
+  return [...ids];
+}
+
 /** GET /ext/health, /ext/health/readiness and /ext/health/liveness. */
 export const healthSource = defineSource<HealthValue>({
   name: 'health',
@@ -78,7 +145,7 @@ export const healthSource = defineSource<HealthValue>({
       getHealth(ctx, '/ext/health/readiness'),
       getHealth(ctx, '/ext/health/liveness'),
     ]);
-    return healthValueFrom(health, readiness, liveness);
+    return { ...healthValueFrom(health, readiness, liveness), networking: chainNetworkingFrom(health.body, watchedIds(ctx)) };
   },
   collect: collectHealth,
 });

@@ -92,6 +92,10 @@ export const infoSource = defineSource<InfoValue>({
       call('info.getNetworkName', networkNameResult),
       call('info.upgrades', upgradesResult),
     ]);
+    // Shared where it is read (it only changes on these refresh rounds). The
+    // identity source runs before the others in a round, so the peers source
+    // compares with it in the same round.
+    ctx.known.version = version.version;
     return {
       nodeId: id.nodeID,
       version: version.version,

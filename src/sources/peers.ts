@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { smallUintString } from '../http/wire.js';
-import { defineSource } from './source.js';
+import { smallUintString, uintString } from '../http/wire.js';
+import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from './source.js';
 import { collectPeers } from '../collectors/peers.js';
+import { compareNodeVersions } from './node-version.js';
 
 const peerSchema = z.object({
   nodeID: z.string(),
@@ -12,35 +13,272 @@ const peerSchema = z.object({
 });
 /** info.peers result. */
 export const peersResult = z.object({ numPeers: smallUintString, peers: z.array(peerSchema).nullable() });
+/** info.peers result around its peer list (read a batch at a time: 2,000 peers are about 0.6 MB). */
+const peersRest = z.object({ numPeers: smallUintString });
 
-/** Peer counts of one node. */
+/** One validated info.peers entry. */
+export type PeerEntry = z.output<typeof peerSchema>;
+
+/**
+ * The part of a platform.getCurrentValidators entry the stake view needs:
+ * the validator's own weight and what is delegated to it, both nAVAX decimal
+ * strings. Other keys are not read (and not required), so this stays valid
+ * for every shape the method returns on the primary network.
+ */
+export const stakeEntrySchema = z.object({ nodeID: z.string().min(1), weight: uintString, delegatorWeight: uintString.optional() });
+
+/**
+ * Most benched peers listed one by one per node. A network-wide benching
+ * event (a chain halting, a bad release) can bench hundreds of peers; past
+ * this cap they are only counted, so one event cannot multiply the series.
+ */
+export const MAX_BENCHED_PEERS = 50;
+
+/** Rounds to wait before asking again after the validator set could not be fetched. */
+export const STAKE_RETRY_ROUNDS = 5;
+
+/**
+ * Age (rounds) after which a stake map that could not be refreshed is dropped:
+ * weights change slowly, so a few missed refreshes do not matter, but an
+ * answer from long ago must not pass for today's network.
+ */
+export const STAKE_MAX_AGE_ROUNDS = 3 * SLOW_REFRESH_ROUNDS;
+
+/** Primary-network stake per validator, fetched rarely and carried from poll to poll. */
+export interface StakeMap {
+  /** nodeID → own weight + delegated weight, nAVAX. */
+  byNodeId: ReadonlyMap<string, bigint>;
+  /** Poll round in which it was fetched. */
+  fetchedRound: number;
+}
+
+/** The last attempt to fetch the stake map: when, and whether it worked. */
+export interface StakeAttempt {
+  round: number;
+  ok: boolean;
+}
+
+/** How the connected stake splits over node versions. */
+export interface VersionStake {
+  /** Version → share of the connected stake (0..1); the shares add up to 1. */
+  ratioByVersion: Record<string, number>;
+  /** The version with the most connected stake (a plurality, not necessarily over half). */
+  majorityVersion: string;
+  /**
+   * Whether the node's own version is older than `majorityVersion`; undefined
+   * when the node's version is not known yet or either version cannot be read.
+   */
+  behindMajority?: boolean;
+}
+
+/** A benched peer and the chains (primary alias or blockchain id) it is benched on, sorted. */
+export interface BenchedPeer {
+  nodeId: string;
+  chains: string[];
+}
+
+/** Benched peers, capped at MAX_BENCHED_PEERS. */
+export interface BenchedPeers {
+  peers: BenchedPeer[];
+  /** Benched peers left out by the cap. */
+  omitted: number;
+}
+
+/** A watched validator and the number of chains this node benches it on (0: none, or not a connected peer). */
+export interface WatchedBenched {
+  nodeId: string;
+  chains: number;
+}
+
+/** Peer counts of one node, and what the validator set adds to them. */
 export interface PeersValue {
   numPeers: number;
   byVersion: Record<string, number>;
   benchedByChain: Record<string, number>;
   /** This node's uptime as each connected peer observes it (0..1), sorted ascending. */
   observedUptimes?: number[];
+  /** Benched peers one by one (set by the poll, which knows the watched ids and the stake). */
+  benched?: BenchedPeers;
+  /** Each watched validator (--watch.node-id) and on how many chains this node benches it. */
+  benchedWatched?: WatchedBenched[];
+  /** Validator stake, kept in the value so the next polls reuse it between refreshes. */
+  stake?: StakeMap;
+  /** The last stake fetch; decides when the next one is due. */
+  stakeAttempt?: StakeAttempt;
+  /** Connected stake per version; absent without a stake map or without connected stake. */
+  versionStake?: VersionStake;
 }
 
-/** info.peers, reduced to counts (the peer list itself is large and churns). */
+/** Whether the stake map should be fetched this round. Pure. */
+export function stakeRefreshDue(round: number, attempt: StakeAttempt | undefined): boolean {
+  if (attempt === undefined) return true;
+  // A round number lower than the last attempt's means a new poller (a reload) inherited the value.
+  if (round < attempt.round) return true;
+  return round - attempt.round >= (attempt.ok ? SLOW_REFRESH_ROUNDS : STAKE_RETRY_ROUNDS);
+}
+
+/** Builds nodeID → stake from validated getCurrentValidators entries. Pure. */
+export function stakeMapFrom(entries: readonly z.output<typeof stakeEntrySchema>[]): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const e of entries) out.set(e.nodeID, (out.get(e.nodeID) ?? 0n) + e.weight + (e.delegatorWeight ?? 0n));
+  return out;
+}
+
+async function fetchStake(ctx: PollContext): Promise<Map<string, bigint>> {
+  // No nodeIDs: the whole primary-network set (the validators source asks only for watched ids unless --watch.all-validators).
+  // Read a batch at a time (mainnet's set is several MB); with --watch.all-validators the round's
+  // client makes this the same upstream call as the validators source's.
+  return stakeMapFrom(await ctx.rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', stakeEntrySchema, ctx.deadline));
+}
+
+/**
+ * The stake map of the node's network, fetched by whichever node of that
+ * network asks first and shared with the others while it is fresh (every node
+ * would download and hold the same several-MB set otherwise); the node's own
+ * fetch while its network is not known yet.
+ */
+function sharedStake(ctx: PollContext): Promise<Map<string, bigint>> {
+  const networkId = ctx.known.networkId;
+  if (!ctx.network || networkId === undefined) return fetchStake(ctx);
+  return ctx.network.get(`stake/${networkId}`, () => fetchStake(ctx));
+}
+
+/**
+ * info.peers every round, reduced to counts (the peer list itself is large
+ * and churns), plus what the primary-network validator set adds: each
+ * version's share of the connected stake, and the benched peers ranked by
+ * stake. The validator set is fetched only every SLOW_REFRESH_ROUNDS rounds
+ * (stake moves slowly, and the full set is large) and kept in the value.
+ * Its failure does not fail the source: the peer counts matter most while a
+ * node bootstraps, exactly when the P-Chain API answers 503. The old map is
+ * then kept for up to STAKE_MAX_AGE_ROUNDS and the fetch retried sooner.
+ */
 export const peersSource = defineSource<PeersValue>({
   name: 'peers',
-  async poll(ctx) {
-    return peersValueFrom(await ctx.rpc.call('/ext/info', 'info.peers', {}, peersResult, ctx.deadline));
+  async poll(ctx, previous) {
+    const due = stakeRefreshDue(ctx.round, previous?.stakeAttempt);
+    const [result, fetched] = await Promise.all([
+      ctx.rpc
+        .callWithArray('/ext/info', 'info.peers', {}, { key: 'peers', item: peerSchema, rest: peersRest }, ctx.deadline)
+        .then((r) => ({ numPeers: r.rest.numPeers, peers: r.items })),
+      // A failed fetch is an absent map, not a failed source (see above).
+      due ? sharedStake(ctx).catch(() => undefined) : Promise.resolve(undefined),
+    ]);
+    const value = peersValueFrom(result);
+    let stake: StakeMap | undefined = fetched ? { byNodeId: fetched, fetchedRound: ctx.round } : previous?.stake;
+    if (stake && (ctx.round < stake.fetchedRound || ctx.round - stake.fetchedRound > STAKE_MAX_AGE_ROUNDS)) stake = undefined;
+    const attempt = due ? { round: ctx.round, ok: fetched !== undefined } : previous?.stakeAttempt;
+    if (stake) value.stake = stake;
+    if (attempt) value.stakeAttempt = attempt;
+    const peers = result.peers ?? [];
+    value.benched = benchedPeersFrom(peers, new Set(ctx.node.watch.nodeIds), stake?.byNodeId);
+    value.benchedWatched = watchedBenchedFrom(peers, ctx.node.watch.nodeIds.filter((id) => id !== ctx.known.nodeId));
+    const self = ctx.known.nodeId !== undefined && ctx.known.version !== undefined ? { nodeId: ctx.known.nodeId, version: ctx.known.version } : undefined;
+    const versionStake = stake ? versionStakeFrom(peers, stake.byNodeId, self) : undefined;
+    if (versionStake) value.versionStake = versionStake;
+    return value;
   },
   collect: collectPeers,
 });
 
 /** Reduces a validated info.peers result to counts. Pure. */
 export function peersValueFrom(r: z.output<typeof peersResult>): PeersValue {
-    const byVersion: Record<string, number> = {};
-    const benchedByChain: Record<string, number> = {};
-    const observedUptimes: number[] = [];
-    for (const p of r.peers ?? []) {
-      byVersion[p.version] = (byVersion[p.version] ?? 0) + 1;
-      for (const chain of new Set(p.benched ?? [])) benchedByChain[chain] = (benchedByChain[chain] ?? 0) + 1;
-      if (p.observedUptime !== undefined) observedUptimes.push(p.observedUptime / 100);
-    }
-    observedUptimes.sort((a, b) => a - b);
-    return { numPeers: r.numPeers, byVersion, benchedByChain, observedUptimes };
+  const byVersion: Record<string, number> = {};
+  const benchedByChain: Record<string, number> = {};
+  const observedUptimes: number[] = [];
+  for (const p of r.peers ?? []) {
+    byVersion[p.version] = (byVersion[p.version] ?? 0) + 1;
+    for (const chain of new Set(p.benched ?? [])) benchedByChain[chain] = (benchedByChain[chain] ?? 0) + 1;
+    if (p.observedUptime !== undefined) observedUptimes.push(p.observedUptime / 100);
+  }
+  observedUptimes.sort((a, b) => a - b);
+  return { numPeers: r.numPeers, byVersion, benchedByChain, observedUptimes };
+}
+
+/**
+ * The benched peers, at most `max`: watched ids first (an operator's own
+ * validators matter most), then the heaviest stake, then by node id, so the
+ * same peers stay listed from one poll to the next. Pure.
+ */
+export function benchedPeersFrom(
+  peers: readonly Pick<PeerEntry, 'nodeID' | 'benched'>[],
+  watched: ReadonlySet<string>,
+  stake: ReadonlyMap<string, bigint> | undefined,
+  max = MAX_BENCHED_PEERS,
+): BenchedPeers {
+  const all: BenchedPeer[] = [];
+  for (const p of peers) {
+    const chains = [...new Set(p.benched ?? [])].sort();
+    if (chains.length > 0) all.push({ nodeId: p.nodeID, chains });
+  }
+  if (all.length > max) {
+    all.sort((a, b) => {
+      const w = Number(watched.has(b.nodeId)) - Number(watched.has(a.nodeId));
+      if (w !== 0) return w;
+      const sa = stake?.get(a.nodeId) ?? 0n;
+      const sb = stake?.get(b.nodeId) ?? 0n;
+      if (sa !== sb) return sa > sb ? -1 : 1;
+      return a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0;
+    });
+  }
+  return { peers: all.slice(0, max), omitted: Math.max(0, all.length - max) };
+}
+
+/**
+ * For each watched id, the number of chains this node benches it on; 0 when
+ * none or when it is not a connected peer, so an alert has a series to hold
+ * its `for:` on and a dashboard shows the all-clear. Pure.
+ */
+export function watchedBenchedFrom(peers: readonly Pick<PeerEntry, 'nodeID' | 'benched'>[], watched: readonly string[]): WatchedBenched[] {
+  const chainsById = new Map<string, number>();
+  for (const p of peers) chainsById.set(p.nodeID, new Set(p.benched ?? []).size);
+  return [...new Set(watched)].map((nodeId) => ({ nodeId, chains: chainsById.get(nodeId) ?? 0 }));
+}
+
+/**
+ * Splits the connected stake over node versions: every connected peer that
+ * is a primary-network validator counts with its stake (own + delegated) under
+ * the version it reports; so does the node itself when it is a validator and
+ * its version is known, because AvalancheGo counts a node as connected to
+ * itself (its stake is part of the percentConnected of its chain checks).
+ * Undefined when no connected stake is known. The majority is the version
+ * with the most stake; ties go to the newer version, so a tie never makes a
+ * node look up to date when half the stake is ahead of it. Pure.
+ */
+export function versionStakeFrom(
+  peers: readonly Pick<PeerEntry, 'nodeID' | 'version'>[],
+  stakeByNodeId: ReadonlyMap<string, bigint>,
+  self: { nodeId: string; version: string } | undefined,
+): VersionStake | undefined {
+  const byVersion = new Map<string, bigint>();
+  const counted = new Set<string>();
+  let total = 0n;
+  const add = (nodeId: string, version: string) => {
+    const s = stakeByNodeId.get(nodeId);
+    if (s === undefined || s === 0n || counted.has(nodeId)) return;
+    counted.add(nodeId);
+    byVersion.set(version, (byVersion.get(version) ?? 0n) + s);
+    total += s;
+  };
+  for (const p of peers) add(p.nodeID, p.version);
+  if (self) add(self.nodeId, self.version);
+  if (total === 0n) return undefined;
+  let majority: [string, bigint] | undefined;
+  for (const entry of byVersion) {
+    if (!majority || entry[1] > majority[1] || (entry[1] === majority[1] && newer(entry[0], majority[0]))) majority = entry;
+  }
+  if (!majority) return undefined;
+  const ratioByVersion: Record<string, number> = {};
+  // Number() of a nAVAX sum loses only digits far below the ratio's precision.
+  for (const [version, s] of byVersion) ratioByVersion[version] = Number(s) / Number(total);
+  const out: VersionStake = { ratioByVersion, majorityVersion: majority[0] };
+  const cmp = self ? compareNodeVersions(self.version, majority[0]) : undefined;
+  if (cmp !== undefined) out.behindMajority = cmp < 0;
+  return out;
+}
+
+/** Tie-break order: the newer version, or the larger string when versions cannot be read or are equal. */
+function newer(a: string, b: string): boolean {
+  const cmp = compareNodeVersions(a, b);
+  return cmp !== undefined && cmp !== 0 ? cmp > 0 : a > b;
 }

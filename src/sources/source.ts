@@ -2,6 +2,7 @@ import type { NodeConfig } from '../config/load.js';
 import type { Deadline, JsonRpcClient } from '../http/json-rpc.js';
 import type { HttpResponse } from '../http/transport.js';
 import type { Sample } from '../exposition/metric-defs.js';
+import type { NetworkShared } from './network-shared.js';
 
 /** Facts about a node learned by earlier polls, shared with later ones. */
 export interface KnownNodeFacts {
@@ -11,6 +12,12 @@ export interface KnownNodeFacts {
   networkId?: number;
   /** The network's name (mainnet, fuji, ...). */
   networkName?: string;
+  /**
+   * The node's own version (`avalanchego/1.14.2`, from info.getNodeVersion),
+   * refreshed with the rest of the identity; the peers source compares it
+   * with the version most connected stake runs.
+   */
+  version?: string;
   /**
    * Activation (Unix seconds) of the upgrade that raises the reward uptime
    * requirement (REWARD_UPTIME_UPGRADE, from info.upgrades); undefined while
@@ -26,6 +33,8 @@ export interface PollContext extends BaseContext {
   /** GET a path of the node (health endpoints); any status is returned. */
   readonly get: (path: string) => Promise<HttpResponse>;
   readonly known: KnownNodeFacts;
+  /** Network-wide data fetched once for every node of the network (absent: each node fetches its own). */
+  readonly network?: NetworkShared;
 }
 
 /**

@@ -107,11 +107,12 @@ export class StateStore {
 
   /**
    * Drops the value of a source whose data is too old, so it cannot be mistaken for current data.
-   * `maxAgeByNode` overrides the max age of some pollers (the Data API's, which polls less often).
+   * `maxAgeByNode` overrides the max age of some pollers (the Data API's, which polls less often);
+   * `extraMaxAgeBySource` stretches that of sources polled less often than every round.
    */
-  expire(nowMs: number, maxAgeMs: number, maxAgeByNode?: ReadonlyMap<string, number>): void {
+  expire(nowMs: number, maxAgeMs: number, maxAgeByNode?: ReadonlyMap<string, number>, extraMaxAgeBySource?: ReadonlyMap<string, number>): void {
     for (const s of this.#sources.values()) {
-      const limit = maxAgeByNode?.get(s.node) ?? maxAgeMs;
+      const limit = (maxAgeByNode?.get(s.node) ?? maxAgeMs) + (extraMaxAgeBySource?.get(s.source) ?? 0);
       if (s.value !== undefined && s.lastSuccessMs !== undefined && nowMs - s.lastSuccessMs > limit) s.value = undefined;
     }
   }

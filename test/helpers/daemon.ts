@@ -35,11 +35,12 @@ export async function startTestDaemon(raw: Record<string, unknown>, extra: { max
   const logs = new LogCapture();
   const config = buildConfig({
     web: { listen_address: '127.0.0.1:0' },
-    // Generous deadline: a cold first request on a loaded CI machine can take 100+ ms.
-    poll: { interval: '500ms', timeout: '400ms' },
     // Off unless a test asks for it: a test must never reach the public Data API.
     data_api: { enabled: false },
     ...raw,
+    // Fast polling with a generous deadline (a cold first request on a loaded CI machine can take 100+ ms);
+    // info.peers every round unless a test says otherwise, so a change to the fake's peers shows in the next round.
+    poll: { ...(raw['poll'] ? {} : { interval: '500ms', timeout: '400ms' }), peers_interval: '0s', ...(raw['poll'] as object | undefined) },
   });
   const daemon = await startDaemon(config, { logger: createLogger({ level: 'debug', format: 'json', destination: logs }), jitter: 0, ...extra });
   return { daemon, logs };

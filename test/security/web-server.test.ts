@@ -13,7 +13,7 @@ import { createExporterServer, type ServerOptions } from '../../src/server/serve
 import { WebConfigError, loadWebConfig, BasicAuth } from '../../src/server/web-config.js';
 import type { Exposition } from '../../src/exposition/render.js';
 
-const EXPOSITION: Exposition = { text: Buffer.from('avax_exporter_ready 1\n'), gzip: gzipSync('avax_exporter_ready 1\n'), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const EXPOSITION: Exposition = { text: Buffer.from('avax_exporter_ready 1\n'), gzip: async () => gzipSync('avax_exporter_ready 1\n'), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
 let dir = '';
 
 /** A throwaway CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */

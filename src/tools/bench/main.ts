@@ -469,6 +469,8 @@ async function scenarioB(plan: Plan, logDir: string, profileDir: string): Promis
         // The scheduler's next round is an hour away: the rounds below are driven back to back.
         interval: '1h',
         timeout: '10s',
+        // Every source in every round, info.peers included: the whole poll, not the steady state's average.
+        peersInterval: '0s',
       },
       { logDir, nodeArgs: daemonNodeArgs(plan, profileDir, 'b') },
     );

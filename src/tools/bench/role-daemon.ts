@@ -20,6 +20,8 @@ export interface DaemonArgs {
   nodes: { name: string; url: string; watch?: { all_validators?: boolean; subnet_ids?: string[] } }[];
   interval: string;
   timeout: string;
+  /** poll.peers_interval; the daemon's default when absent. */
+  peersInterval?: string;
 }
 
 /** What the daemon role reports at start. */
@@ -214,7 +216,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
   const args = input as DaemonArgs;
   const fileShaped = {
     web: { listen_address: '127.0.0.1:0' },
-    poll: { interval: args.interval, timeout: args.timeout },
+    poll: { interval: args.interval, timeout: args.timeout, ...(args.peersInterval ? { peers_interval: args.peersInterval } : {}) },
     nodes: args.nodes,
     log: { level: 'warn', format: 'json' },
   };
@@ -238,7 +240,8 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
     }
     return { polls, failures };
   };
-  const status = (): DaemonStatus => {
+  const sourcesDown = () => daemon.store.all().filter((s) => s.up !== true).map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'no answer yet'}`);
+  const status = async (): Promise<DaemonStatus> => {
     const exp = daemon.exposition();
     const states = daemon.store.all();
     return {
@@ -247,9 +250,9 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
       rounds: daemon.pollers.reduce((n, p) => n + p.completedRounds, 0),
       series: exp.series,
       textBytes: exp.text.length,
-      gzipBytes: exp.gzip.length,
+      gzipBytes: (await exp.gzip()).length,
       sources: states.length,
-      sourcesDown: states.filter((s) => s.up !== true).map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'no answer yet'}`),
+      sourcesDown: sourcesDown(),
       ...totals(),
     };
   };
@@ -265,7 +268,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
         const { timeoutMs } = a as { timeoutMs: number };
         const end = Date.now() + timeoutMs;
         while (!daemon.ready()) {
-          if (Date.now() > end) throw new Error(`not ready after ${timeoutMs} ms: ${status().sourcesDown.slice(0, 5).join('; ')}`);
+          if (Date.now() > end) throw new Error(`not ready after ${timeoutMs} ms: ${sourcesDown().slice(0, 5).join('; ')}`);
           await new Promise((r) => setTimeout(r, 20));
         }
         return status();

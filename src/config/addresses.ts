@@ -1,0 +1,184 @@
+import { z } from 'zod';
+
+/**
+ * The `addresses` section: wallets whose balance keeps something running
+ * (fee-paying wallets, relayers), each with an optional floor the alerts
+ * compare the balance against. P-Chain balances come from the Data API;
+ * C-Chain and L1 (EVM) balances from `eth_getBalance` on a configured node.
+ *
+ * This module holds only what is specific to the section: its schema (used by
+ * schema.ts) and the cross-field rules that need the rest of the
+ * configuration (used by load.ts). It imports nothing at run time from either,
+ * so neither import forms a cycle.
+ */
+
+/** One watched address as the exporter runs with it. */
+export interface WatchedAddress {
+  /** The `alias` label: what the wallet is for. */
+  alias: string;
+  /** The `chain` label: `P`, `C` or an L1's blockchain id. */
+  chain: string;
+  /** The `address` label, as configured (`P-avax1…`, or `0x` + 40 hex digits). */
+  address: string;
+  /** Balance under which the alerts fire, in whole tokens; undefined for an address watched without one. */
+  floorAvax?: number;
+}
+
+/** The P-Chain address prefixes the Data API serves, and the network each means. */
+export const P_CHAIN_HRPS = { avax: 'mainnet', fuji: 'fuji' } as const;
+
+const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+const BECH32_GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3] as const;
+
+function bech32Polymod(values: readonly number[]): number {
+  let chk = 1;
+  for (const v of values) {
+    const top = chk >>> 25;
+    chk = ((chk & 0x1ffffff) << 5) ^ v;
+    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= BECH32_GENERATORS[i] as number;
+  }
+  return chk;
+}
+
+/**
+ * Whether `s` is a bech32 string (lower case) with a valid checksum. A typo in
+ * a configured address is then a start-up error rather than a wallet that
+ * silently reads as empty.
+ */
+export function isValidBech32(s: string): boolean {
+  const sep = s.lastIndexOf('1');
+  if (sep < 1 || s.length - sep - 1 < 6 || s !== s.toLowerCase()) return false;
+  const hrp = s.slice(0, sep);
+  const data: number[] = [];
+  for (const c of s.slice(sep + 1)) {
+    const v = BECH32_CHARSET.indexOf(c);
+    if (v === -1) return false;
+    data.push(v);
+  }
+  const expanded = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  return bech32Polymod([...expanded, ...data]) === 1;
+}
+
+/** `P-<hrp>1` + 32 data characters (a 20-byte address) + 6 checksum characters. */
+const P_ADDRESS = /^P-(avax|fuji)1([02-9ac-hj-np-z]{38})$/;
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const CB58_ID = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
+
+/** Whether a `chain` value names the P-Chain (balances from the Data API) rather than an EVM chain (balances from a node). */
+export function isPChain(chain: string): boolean {
+  return chain === 'P';
+}
+
+/** The network a P-Chain address belongs to, from its prefix; undefined when it is not one. */
+export function networkOfPAddress(address: string): (typeof P_CHAIN_HRPS)[keyof typeof P_CHAIN_HRPS] | undefined {
+  const m = P_ADDRESS.exec(address);
+  return m ? P_CHAIN_HRPS[m[1] as keyof typeof P_CHAIN_HRPS] : undefined;
+}
+
+const addressEntrySchema = z
+  .strictObject({
+    alias: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(64, 'must be at most 64 characters')
+      .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
+    chain: z
+      .string()
+      .refine((c) => c === 'P' || c === 'C' || CB58_ID.test(c), 'must be P, C or the blockchain id (CB58) of an EVM L1'),
+    address: z.string(),
+    floor_avax: z
+      .number({ error: 'must be a number' })
+      .refine((v) => Number.isFinite(v) && v > 0, 'must be a number greater than zero (leave floor_avax out to watch the balance without an alert)')
+      .optional(),
+    /** The configured node whose `/ext/bc/<chain>/rpc` answers `eth_getBalance`; default the first node. */
+    rpc_node: z.string().min(1).optional(),
+  })
+  .superRefine((a, ctx) => {
+    if (isPChain(a.chain)) {
+      if (!P_ADDRESS.test(a.address)) {
+        ctx.addIssue({ code: 'custom', path: ['address'], message: 'must be a P-Chain address like P-avax1… (mainnet) or P-fuji1… (fuji)' });
+      } else if (!isValidBech32(a.address.slice(2))) {
+        ctx.addIssue({ code: 'custom', path: ['address'], message: 'is not a valid P-Chain address (bad checksum: check for a typo)' });
+      }
+      if (a.rpc_node !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['rpc_node'], message: 'P-Chain balances come from the Data API; rpc_node is for C-Chain and L1 addresses' });
+      }
+    } else if (!EVM_ADDRESS.test(a.address)) {
+      ctx.addIssue({ code: 'custom', path: ['address'], message: 'must be an EVM address: 0x followed by 40 hex digits' });
+    }
+  });
+
+/** The `addresses` list: every entry valid, aliases unique, no address listed twice on one chain. */
+export const addressesSchema = z.array(addressEntrySchema).superRefine((list, ctx) => {
+  const aliases = new Map<string, number>();
+  const keys = new Map<string, number>();
+  list.forEach((a, i) => {
+    const prevAlias = aliases.get(a.alias);
+    if (prevAlias !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'alias'], message: `duplicate alias "${a.alias}" (also addresses[${prevAlias}])` });
+    else aliases.set(a.alias, i);
+    // EVM addresses are case-insensitive (mixed case is only a checksum).
+    const key = `${a.chain}/${isPChain(a.chain) ? a.address : a.address.toLowerCase()}`;
+    const prevKey = keys.get(key);
+    if (prevKey !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `${a.address} on chain ${a.chain} is already watched as addresses[${prevKey}]` });
+    else keys.set(key, i);
+  });
+});
+
+/** The validated (file-shaped) section. */
+export type RawAddresses = z.output<typeof addressesSchema>;
+
+/** Where each watched address is asked about. */
+export interface ResolvedAddresses {
+  /** EVM addresses by the name of the node that answers for them. */
+  byNode: Map<string, WatchedAddress[]>;
+  /** P-Chain addresses, for the Data API. */
+  pChain: WatchedAddress[];
+}
+
+function watched(a: RawAddresses[number]): WatchedAddress {
+  return { alias: a.alias, chain: a.chain, address: a.address, ...(a.floor_avax !== undefined ? { floorAvax: a.floor_avax } : {}) };
+}
+
+/**
+ * Applies the rules that need the rest of the configuration: an EVM address
+ * needs a node to ask (`rpc_node`, default the first one), a P-Chain address
+ * needs the Data API on and, when its network is configured, an address of
+ * that network. Problems are appended to `problems` with their paths.
+ */
+export function resolveAddresses(
+  raw: RawAddresses | undefined,
+  nodeNames: readonly string[],
+  dataApi: { enabled: boolean; network: string | undefined },
+  problems: string[],
+): ResolvedAddresses {
+  const out: ResolvedAddresses = { byNode: new Map(), pChain: [] };
+  (raw ?? []).forEach((a, i) => {
+    if (isPChain(a.chain)) {
+      if (!dataApi.enabled) {
+        problems.push(`addresses[${i}].chain: P-Chain balances are read from the Data API, which is turned off (data_api.enabled)`);
+        return;
+      }
+      const network = networkOfPAddress(a.address);
+      const configured = dataApi.network === 'testnet' ? 'fuji' : dataApi.network;
+      if (configured !== undefined && network !== configured) {
+        problems.push(`addresses[${i}].address: ${a.address} is a ${network ?? 'unknown'} address, but data_api.network is ${dataApi.network as string}`);
+        return;
+      }
+      out.pChain.push(watched(a));
+      return;
+    }
+    const node = a.rpc_node ?? nodeNames[0];
+    if (node === undefined) {
+      problems.push(`addresses[${i}]: ${a.chain === 'C' ? 'C-Chain' : 'L1'} balances are read from a node (eth_getBalance), and no node is configured`);
+      return;
+    }
+    if (!nodeNames.includes(node)) {
+      problems.push(`addresses[${i}].rpc_node: no node is named "${node}" (configured: ${nodeNames.join(', ')})`);
+      return;
+    }
+    const list = out.byNode.get(node) ?? [];
+    list.push(watched(a));
+    out.byNode.set(node, list);
+  });
+  return out;
+}

@@ -1,0 +1,286 @@
+import type { Config, NodeConfig } from '../config/load.js';
+import { redactUrl } from '../config/load.js';
+import { assembleSamples } from '../exposition/assemble.js';
+import type { Sample } from '../exposition/metric-defs.js';
+import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
+import type { HttpTransport } from '../http/transport.js';
+import type { Logger } from '../log.js';
+import { NodePoller } from '../scheduler.js';
+import type { SourceDef } from '../sources/source.js';
+import { sourceMinIntervals } from '../sources/index.js';
+import { StateStore, type SourceState, type StateTransition } from '../state/store.js';
+import { parseRequestedTarget, targetKey } from './target-url.js';
+
+/**
+ * Part of Prometheus's scrape timeout a probe leaves unused, so that it answers
+ * before Prometheus gives up on it (blackbox_exporter's --timeout-offset default).
+ */
+export const PROBE_TIMEOUT_OFFSET_MS = 500;
+
+/** What `target=` named: a configured node, a probe-only URL of the allow-list, or nothing allowed. */
+export type ProbeResolution = { kind: 'node'; node: NodeConfig } | { kind: 'url'; key: string; node: NodeConfig } | { kind: 'refused'; reason: string };
+
+/**
+ * Looks a requested target up: first as a configured node's name (exact),
+ * then as a URL whose normal form (origin + path) equals a configured node's
+ * URL or a `probe.targets` entry. Anything else is refused; nothing here
+ * connects anywhere.
+ */
+export function resolveProbeTarget(target: string, nodes: readonly NodeConfig[], allowed: readonly NodeConfig[]): ProbeResolution {
+  const named = nodes.find((n) => n.name === target);
+  if (named) return { kind: 'node', node: named };
+  const parsed = parseRequestedTarget(target);
+  if (!parsed.ok) return { kind: 'refused', reason: parsed.reason };
+  const node = nodes.find((n) => targetKey(n.url) === parsed.key);
+  if (node) return { kind: 'node', node };
+  const entry = allowed.find((n) => targetKey(n.url) === parsed.key);
+  if (entry) return { kind: 'url', key: parsed.key, node: entry };
+  return { kind: 'refused', reason: 'not on the allow-list (a configured node name or URL, or probe.targets)' };
+}
+
+/** The answer to one probe: an exposition, or a refusal with a short reason. */
+export type ProbeOutcome = { status: 200; exposition: Exposition } | { status: 400 | 403 | 503; message: string };
+
+/** What the probe service needs of the daemon. */
+export interface ProbeServiceOptions {
+  /** The running configuration (it changes on reload). */
+  config: () => Config;
+  /** The configured nodes, the demo node included. */
+  nodes: () => readonly NodeConfig[];
+  /** The state the configured nodes' pollers keep. */
+  store: StateStore;
+  sources: readonly SourceDef<unknown>[];
+  identitySource: string;
+  transport: HttpTransport;
+  logger: Logger;
+  /** Up/down and value changes of probe-only targets, for the daemon's one-line-per-change logging. */
+  onTransitions?: (transitions: StateTransition[]) => void;
+  /** Called when a probe-only target is added or dropped (the self-metrics changed). */
+  onTargetsChanged?: () => void;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** assembleSamples wants a build identity; probe answers leave the exporter's own series out anyway. */
+const NO_BUILD = { version: '', revision: '', nodejs: '' };
+
+/** Distinct refused targets logged at warn; beyond, refusals are logged at debug (a scraper cannot flood the log). */
+const MAX_WARNED_REFUSALS = 1_000;
+
+/** A probe-only URL: its own poller and state, polled only when probed. */
+class ProbeTarget {
+  readonly store = new StateStore();
+  readonly poller: NodePoller;
+  lastRoundStartMs: number | undefined;
+  lastProbeMs = 0;
+  #inflight: Promise<void> | undefined;
+
+  constructor(
+    readonly node: NodeConfig,
+    readonly poll: Config['poll'],
+    opts: ProbeServiceOptions,
+  ) {
+    this.poller = new NodePoller(node, {
+      minIntervalMs: sourceMinIntervals(poll),
+      intervalMs: poll.intervalMs,
+      timeoutMs: poll.timeoutMs,
+      sources: opts.sources,
+      identitySource: opts.identitySource,
+      transport: opts.transport,
+      store: this.store,
+      onRound: (_name, transitions) => opts.onTransitions?.(transitions),
+    });
+  }
+
+  /**
+   * The round a probe waits for: the one in flight (single flight: concurrent
+   * probes share it), else a new one unless the last started less than a poll
+   * interval ago, so scrapes never load a node more than the poller would.
+   */
+  refresh(nowMs: number): Promise<void> {
+    if (this.#inflight) return this.#inflight;
+    if (this.lastRoundStartMs !== undefined && nowMs - this.lastRoundStartMs < this.poll.intervalMs) return Promise.resolve();
+    this.lastRoundStartMs = nowMs;
+    const round = this.poller.runRound().finally(() => {
+      if (this.#inflight === round) this.#inflight = undefined;
+    });
+    this.#inflight = round;
+    return round;
+  }
+}
+
+/** Resolves with true once `p` settles, or with false after `ms`, whichever comes first. */
+async function settlesWithin(p: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Answers `/probe?target=`: the multi-target exporter pattern of
+ * blackbox_exporter. A configured node is answered from the state its poller
+ * keeps (no extra upstream call). A `probe.targets` URL gets a poller of its
+ * own on first probe, with its own state (so its series never reach
+ * `/metrics`); it polls only when probed, at most once per poll interval,
+ * concurrent probes share a round, and it is dropped after `probe.idle_timeout`
+ * without probes. At most `probe.max_targets` such pollers exist.
+ */
+export class ProbeService {
+  readonly #opts: ProbeServiceOptions;
+  readonly #byName: Map<string, SourceDef<unknown>>;
+  /** Probe-only targets by URL key. */
+  readonly #targets = new Map<string, ProbeTarget>();
+  readonly #warned = new Set<string>();
+  #sweeper: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(opts: ProbeServiceOptions) {
+    this.#opts = opts;
+    this.#byName = new Map(opts.sources.map((s) => [s.name, s]));
+  }
+
+  /** Probe-only targets being polled now. */
+  get size(): number {
+    return this.#targets.size;
+  }
+
+  /**
+   * Probes `target`. `scrapeTimeoutSeconds` is Prometheus's
+   * X-Prometheus-Scrape-Timeout-Seconds: a probe that has to wait for a round
+   * answers within it (minus {@link PROBE_TIMEOUT_OFFSET_MS}) with what the
+   * round has gathered so far; the round itself goes on to its own deadline
+   * and serves the next probe.
+   */
+  async probe(target: string, scrapeTimeoutSeconds?: number): Promise<ProbeOutcome> {
+    const started = performance.now();
+    const config = this.#opts.config();
+    const found = resolveProbeTarget(target, this.#opts.nodes(), config.probe.targets);
+    if (found.kind === 'refused') return this.#refuse(403, found.reason, target);
+    if (found.kind === 'node') {
+      const name = found.node.name;
+      return { status: 200, exposition: await this.#render(name, this.#opts.store.all().filter((s) => s.node === name), started, config) };
+    }
+    if (this.#stopped) return { status: 503, message: 'the exporter is shutting down' };
+    const nowMs = Date.now();
+    let t = this.#targets.get(found.key);
+    // A reload changed its settings: it starts again from nothing (the sweeper would drop it soon anyway).
+    if (t && (!same(t.node, found.node) || !same(t.poll, config.poll))) this.#sweep(nowMs);
+    t = this.#targets.get(found.key);
+    if (!t) {
+      // Full: idle ones may be due to go, which the next sweeper tick would find.
+      if (this.#targets.size >= config.probe.maxTargets) this.#sweep(nowMs);
+      if (this.#targets.size >= config.probe.maxTargets) {
+        return this.#refuse(503, `probe.max_targets (${config.probe.maxTargets}) probe-only targets are polled already; one is dropped after probe.idle_timeout without probes`, target);
+      }
+      t = new ProbeTarget(found.node, config.poll, this.#opts);
+      this.#targets.set(found.key, t);
+      this.#opts.logger.info({ node: t.node.name, url: redactUrl(t.node.url), targets: this.#targets.size }, 'probe target added');
+      this.#startSweeper(config.probe.idleTimeoutMs);
+      this.#opts.onTargetsChanged?.();
+    }
+    t.lastProbeMs = nowMs;
+    const round = t.refresh(nowMs);
+    if (!(await settlesWithin(round, this.#waitBudgetMs(config, scrapeTimeoutSeconds)))) {
+      this.#opts.logger.debug({ node: t.node.name }, 'probe answered before its poll round ended (scrape timeout)');
+    }
+    return { status: 200, exposition: await this.#render(t.node.name, t.store.all(), started, config) };
+  }
+
+  /** Stops every probe-only poller (aborting rounds in flight) and refuses later probe-only probes. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    const all = [...this.#targets.values()];
+    this.#targets.clear();
+    await Promise.all(all.map((t) => t.poller.stop()));
+  }
+
+  /** How long a probe may wait for a round: the round's own deadline, or less when Prometheus says so. */
+  #waitBudgetMs(config: Config, scrapeTimeoutSeconds: number | undefined): number {
+    // A little past the round's deadline: its sources end at the deadline and are recorded right after.
+    const own = config.poll.timeoutMs + 250;
+    if (scrapeTimeoutSeconds === undefined) return own;
+    const scrapeMs = scrapeTimeoutSeconds * 1000;
+    // Short scrape timeouts keep half of themselves rather than nothing.
+    return Math.min(own, Math.max(scrapeMs - PROBE_TIMEOUT_OFFSET_MS, scrapeMs / 2));
+  }
+
+  /** The node's series (and only its: every sample whose `node` label is this node) plus the probe's own figures. */
+  async #render(name: string, states: readonly SourceState[], started: number, config: Config): Promise<Exposition> {
+    const nowMs = Date.now();
+    const maxAgeMs = config.poll.maxAgeMs;
+    const extraMaxAgeBySource = sourceMinIntervals(config.poll);
+    const samples: Sample[] = assembleSamples({ states, sources: this.#byName, nowMs, maxAgeMs, extraMaxAgeBySource, build: NO_BUILD, ready: true }).filter(
+      (s) => s.labels['node'] === name,
+    );
+    const labels = { node: name };
+    const identity = states.find((s) => s.source === this.#opts.identitySource);
+    const fresh = identity?.up === true && identity.lastSuccessMs !== undefined && nowMs - identity.lastSuccessMs <= maxAgeMs;
+    samples.push({ name: 'avax_probe_success', labels, value: fresh ? 1 : 0 });
+    if (identity?.lastAttemptMs !== undefined) samples.push({ name: 'avax_probe_poll_age_seconds', labels, value: Math.max(0, nowMs - identity.lastAttemptMs) / 1000 });
+    samples.push({ name: 'avax_probe_duration_seconds', labels, value: (performance.now() - started) / 1000 });
+    const renderer = new ExpositionRenderer();
+    const exposition = await renderer.render(samples);
+    if (renderer.rejected > 0) this.#opts.logger.error({ rejected: renderer.rejected, node: name }, 'samples did not match their metric definitions');
+    return exposition;
+  }
+
+  /**
+   * Drops probe-only targets that were not probed for `probe.idle_timeout`, or
+   * that a reload took off the allow-list or changed (a changed one starts
+   * again from nothing on its next probe).
+   */
+  #sweep(nowMs: number): void {
+    const config = this.#opts.config();
+    const allowed = new Map(config.probe.targets.map((n) => [targetKey(n.url), n]));
+    // A URL that became a configured node's is answered by that node's poller from now on.
+    const nodeKeys = new Set(this.#opts.nodes().map((n) => targetKey(n.url)));
+    let changed = false;
+    for (const [key, t] of this.#targets) {
+      const entry = allowed.get(key);
+      const why =
+        entry === undefined || nodeKeys.has(key)
+          ? 'no longer on the allow-list'
+          : !same(entry, t.node) || !same(config.poll, t.poll)
+            ? 'configuration changed'
+            : nowMs - t.lastProbeMs > config.probe.idleTimeoutMs
+              ? 'not probed for probe.idle_timeout'
+              : undefined;
+      if (why === undefined) continue;
+      this.#targets.delete(key);
+      void t.poller.stop();
+      changed = true;
+      this.#opts.logger.info({ node: t.node.name, url: redactUrl(t.node.url), reason: why, targets: this.#targets.size }, 'probe target dropped');
+    }
+    if (this.#targets.size === 0 && this.#sweeper) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+    }
+    if (changed) this.#opts.onTargetsChanged?.();
+  }
+
+  #startSweeper(idleTimeoutMs: number): void {
+    if (this.#sweeper) return;
+    // Often enough that an idle target goes soon after its timeout, rarely enough to cost nothing.
+    const everyMs = Math.min(30_000, Math.max(100, idleTimeoutMs / 4));
+    this.#sweeper = setInterval(() => this.#sweep(Date.now()), everyMs);
+    this.#sweeper.unref();
+  }
+
+  #refuse(status: 400 | 403 | 503, reason: string, target: string): ProbeOutcome {
+    // The target is the client's text: shown shortened, with any password masked.
+    const shown = redactUrl(target).slice(0, 200);
+    const key = `${status} ${reason} ${shown}`;
+    const warn = !this.#warned.has(key) && this.#warned.size < MAX_WARNED_REFUSALS;
+    if (warn) this.#warned.add(key);
+    this.#opts.logger[warn ? 'warn' : 'debug']({ target: shown, status, reason }, 'probe refused');
+    return { status, message: `target refused: ${reason}` };
+  }
+}
