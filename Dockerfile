@@ -44,7 +44,11 @@ LABEL org.opencontainers.image.title="avax-exporter" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.created="${CREATED}"
 
+# MALLOC_ARENA_MAX: at most two glibc malloc arenas, so the threads that gzip and
+# parse do not each keep one (about a third less memory outside the JS heap in
+# the benchmark's 50-node scenario; docs/performance.md is measured with it).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     AVAX_EXPORTER_WEB_LISTEN_ADDRESS=:9785 \
     AVAX_EXPORTER_REVISION=${REVISION}
 

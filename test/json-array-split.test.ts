@@ -83,8 +83,9 @@ describe('JsonRpcClient.callArray and the round memo', () => {
       const before = node.calls.length;
       const round = base.forRound();
       const [a, b] = await Promise.all([
-        round.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', item, deadline),
-        round.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', item, deadline, (v) => v.nodeID),
+        // Split into batches (whatever the size), and parsed whole (under any threshold): the same items.
+        round.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', item, deadline, undefined, 0),
+        round.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', item, deadline, (v) => v.nodeID, Infinity),
       ]);
       expect(a).toEqual(whole.validators);
       expect(b).toEqual(whole.validators.map((v) => v.nodeID));
@@ -108,6 +109,7 @@ describe('JsonRpcClient.callArray and the round memo', () => {
       expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).toEqual({ items: [], rest: { numPeers: '0' } });
       node.setFault('info.peers', { kind: 'result', json: '{"numPeers":"2","peers":[{"nodeID":"a"},{"nodeID":"b"}]}' });
       expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).toEqual({ items: [{ nodeID: 'a' }, { nodeID: 'b' }], rest: { numPeers: '2' } });
+      expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, { ...spec, splitMinBytes: 0 }, deadline)).toEqual({ items: [{ nodeID: 'a' }, { nodeID: 'b' }], rest: { numPeers: '2' } });
       node.setFault('info.peers', { kind: 'result', json: '{"numPeers":2,"peers":[]}' });
       await expect(rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).rejects.toThrow(/numPeers/);
     } finally {
@@ -121,11 +123,13 @@ describe('JsonRpcClient.callArray and the round memo', () => {
       const rpc = new JsonRpcClient(new HttpTransport({}), node.url);
       const deadline = { signal: new AbortController().signal, at: Date.now() + 10_000 };
       node.setFault('platform.getCurrentValidators', { kind: 'result', json: '{"validators":[{"nodeID":"a"},{"nodeID":7}]}' });
-      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(/validators\.1\.nodeID/);
+      for (const min of [0, Infinity]) {
+        await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline, undefined, min)).rejects.toThrow(/validators\.1\.nodeID/);
+      }
       node.setFault('platform.getCurrentValidators', { kind: 'rpc-error', code: -32000, message: 'boom' });
       await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(/JSON-RPC error -32000: boom/);
       node.setFault('platform.getCurrentValidators', { kind: 'body', body: '{"jsonrpc":"2.0","id":1,"result":{"validators":[{"nodeID":"a"},{"nodeID":"b"' });
-      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(/not valid JSON/);
+      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline, undefined, 0)).rejects.toThrow(/not valid JSON/);
     } finally {
       await node.stop();
     }

@@ -47,7 +47,12 @@ export function formatValue(v: number): string {
 
 /** A rendered exposition, ready to be written to any number of scrapers. */
 export interface Exposition {
-  text: Buffer;
+  /**
+   * The text, joined from the rendered parts by the first read (the first
+   * scrape after the render) and kept; like the gzip form, not made for
+   * renders that no scrape sees.
+   */
+  readonly text: Buffer;
   /**
    * The text gzipped, made by the first call (the first gzip scrape after the
    * render) and kept: a fleet renders after every node's round, several
@@ -235,17 +240,32 @@ function reformatWithout(samples: readonly Sample[], m: number, seen: Set<string
   return { text: Buffer.from(text, 'utf8'), count };
 }
 
-/** A memoized gzip of `text`; a failed compression is not kept. */
-function gzipOnce(text: Buffer): () => Promise<Buffer> {
-  let done: Promise<Buffer> | undefined;
-  return () => {
-    // Level 1: compressed once per render, served many times; the fastest level costs a
-    // fraction of the default's CPU for a few percent more bytes.
-    done ??= gzipAsync(text, { level: 1 }).catch((err: unknown) => {
-      done = undefined;
-      throw err;
-    });
-    return done;
+/** An exposition whose text is joined, and gzipped, when first asked for. */
+function lazyExposition(parts: Buffer[] | undefined, series: number): Exposition {
+  let text: Buffer | undefined;
+  let zipped: Promise<Buffer> | undefined;
+  const textOf = (): Buffer => {
+    if (text === undefined) {
+      text = Buffer.concat(parts as Buffer[]);
+      parts = undefined; // the joined copy is all that is needed now
+    }
+    return text;
+  };
+  return {
+    get text() {
+      return textOf();
+    },
+    gzip() {
+      // Level 1: compressed once per render, served many times; the fastest level costs a
+      // fraction of the default's CPU for a few percent more bytes.
+      zipped ??= gzipAsync(textOf(), { level: 1 }).catch((err: unknown) => {
+        zipped = undefined;
+        throw err;
+      });
+      return zipped;
+    },
+    series,
+    contentType: TEXT_CONTENT_TYPE,
   };
 }
 
@@ -347,7 +367,6 @@ export class ExpositionRenderer {
         series += kept.count;
       }
     }
-    const text = Buffer.concat(parts);
-    return { text, gzip: gzipOnce(text), series, contentType: TEXT_CONTENT_TYPE };
+    return lazyExposition(parts, series);
   }
 }

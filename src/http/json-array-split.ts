@@ -46,8 +46,8 @@ function isSpace(b: number): boolean {
  * wrong the usual way. Yields to the event loop every SCAN_SLICE bytes.
  */
 export async function splitJsonArray(body: Uint8Array, path: readonly string[], pause: () => Promise<void>): Promise<ArraySplit | undefined> {
-  const target = path.length + 1; // depth of the array (its items sit directly in it)
-  // Per depth, up to the array's: the container is an object, a key is expected next, its last key, and it is on the path.
+  const target = path.length + 1; // depth of the array
+  // Per depth, down to the array's: the container is an object, a key is expected next, its last key, and it is on the path.
   const isObject: boolean[] = [false];
   const expectKey: boolean[] = [false];
   const keys: (string | undefined)[] = [undefined];
@@ -55,9 +55,7 @@ export async function splitJsonArray(body: Uint8Array, path: readonly string[], 
   let depth = 0;
   let open = -1;
   let close = -1;
-  let itemStart = -1;
   const spans: number[] = [];
-  const inArray = () => open >= 0 && close < 0 && depth === target;
   let nextPause = SCAN_SLICE;
   const n = body.length;
   let i = 0;
@@ -68,16 +66,8 @@ export async function splitJsonArray(body: Uint8Array, path: readonly string[], 
     }
     const b = body[i] as number;
     if (b === QUOTE) {
-      // Skip the string: up to the next quote not escaped by an odd run of backslashes.
-      let end = i;
-      for (;;) {
-        end = body.indexOf(QUOTE, end + 1);
-        if (end < 0) return undefined;
-        let k = end - 1;
-        while (body[k] === BACKSLASH) k--;
-        if ((end - 1 - k) % 2 === 0) break;
-      }
-      if (inArray() && itemStart < 0) itemStart = i;
+      const end = stringEnd(body, i);
+      if (end < 0) return undefined;
       if (depth >= 1 && depth < target && isObject[depth] && expectKey[depth]) {
         expectKey[depth] = false;
         // Only the keys of the containers above the array are kept; they are short ASCII names.
@@ -87,7 +77,6 @@ export async function splitJsonArray(body: Uint8Array, path: readonly string[], 
       continue;
     }
     if (b === LBRACE || b === LBRACKET) {
-      if (inArray() && itemStart < 0) itemStart = i;
       depth++;
       if (depth <= target) {
         const d = depth;
@@ -99,33 +88,86 @@ export async function splitJsonArray(body: Uint8Array, path: readonly string[], 
         if (d === target && onPath[d] && b === LBRACKET) {
           if (open >= 0) return undefined; // the key twice: not an answer of the expected shape
           open = i;
+          close = await scanItems(body, i + 1, spans, pause);
+          if (close < 0) return undefined;
+          nextPause = close + SCAN_SLICE;
+          depth--;
+          i = close + 1;
+          continue;
         }
       }
     } else if (b === RBRACE || b === RBRACKET) {
-      if (inArray()) {
-        if (b !== RBRACKET) return undefined;
-        if (itemStart >= 0) spans.push(itemStart, trimEnd(body, itemStart, i));
-        else if (spans.length > 0) return undefined; // a trailing comma: not JSON
-        itemStart = -1;
-        close = i;
-      }
       depth--;
       if (depth < 0) return undefined;
     } else if (b === COMMA) {
       if (depth >= 1 && depth < target && isObject[depth]) expectKey[depth] = true;
-      if (inArray()) {
-        if (itemStart < 0) return undefined; // an empty item: not JSON
-        spans.push(itemStart, trimEnd(body, itemStart, i));
-        itemStart = -1;
-      }
-    } else if (b !== COLON && !isSpace(b)) {
-      // A number, true, false or null.
-      if (inArray() && itemStart < 0) itemStart = i;
     }
     i++;
   }
-  if (depth !== 0 || open < 0 || close < 0) return undefined;
+  if (depth !== 0 || open < 0) return undefined;
   return { open, close, spans };
+}
+
+/** The index of the quote that ends the string starting at `start`, or -1. */
+function stringEnd(body: Uint8Array, start: number): number {
+  let end = start;
+  for (;;) {
+    end = body.indexOf(QUOTE, end + 1);
+    if (end < 0) return -1;
+    // Escaped when preceded by an odd run of backslashes.
+    let k = end - 1;
+    while (body[k] === BACKSLASH) k--;
+    if ((end - 1 - k) % 2 === 0) return end;
+  }
+}
+
+/**
+ * Records the items of the array whose `[` is just before `from`: at item
+ * level only commas and the closing bracket matter, so the loop tracks
+ * nothing but nesting and strings. Returns the offset of the closing `]`, or
+ * -1 when the array is not well-formed (an empty item, a trailing comma, the
+ * body ending early). Yields every SCAN_SLICE bytes.
+ */
+async function scanItems(body: Uint8Array, from: number, spans: number[], pause: () => Promise<void>): Promise<number> {
+  const n = body.length;
+  let p = from;
+  let nextPause = from + SCAN_SLICE;
+  for (;;) {
+    while (p < n && isSpace(body[p] as number)) p++;
+    if (p >= n) return -1;
+    if (body[p] === RBRACKET) return spans.length === 0 ? p : -1; // [] or a trailing comma
+    const start = p;
+    let depth = 0;
+    for (;;) {
+      if (p >= nextPause) {
+        await pause();
+        nextPause = p + SCAN_SLICE;
+      }
+      if (p >= n) return -1;
+      const c = body[p] as number;
+      if (c === QUOTE) {
+        const end = stringEnd(body, p);
+        if (end < 0) return -1;
+        p = end + 1;
+        continue;
+      }
+      if (c === LBRACE || c === LBRACKET) depth++;
+      else if (c === RBRACE || c === RBRACKET) {
+        if (depth === 0) {
+          if (c !== RBRACKET || p === start) return -1;
+          spans.push(start, trimEnd(body, start, p));
+          return p;
+        }
+        depth--;
+      } else if (c === COMMA && depth === 0) {
+        if (p === start) return -1; // an empty item
+        spans.push(start, trimEnd(body, start, p));
+        p++;
+        break;
+      }
+      p++;
+    }
+  }
 }
 
 /** The end of an item that runs from `start` up to the separator at `sep`, without trailing whitespace. */

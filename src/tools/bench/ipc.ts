@@ -124,6 +124,8 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** How long the child may take to say hello. */
   startTimeoutMs?: number;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
 }
 
 /** One child process running a role of src/tools/bench/child.ts. */
@@ -175,7 +177,7 @@ export class BenchChild {
       proc = fork(childEntry.file, [role, JSON.stringify(args)], {
         execArgv: [...childEntry.execArgv, ...(opts.nodeArgs ?? [])],
         stdio: ['ignore', fd, fd, 'ipc'],
-        env: { ...process.env, NODE_ENV: 'production' },
+        env: { ...process.env, NODE_ENV: 'production', ...opts.env },
       });
     } finally {
       closeSync(fd);
