@@ -131,6 +131,7 @@ describe('alert conventions', () => {
         'AvaxDataApiRateLimited',
         'AvaxExporterAbsent',
         'AvaxExporterDown',
+        'AvaxL1ValidationNotFound',
         'AvaxL1ValidatorBalanceLow',
         'AvaxL1ValidatorRunwayLow',
         'AvaxNetworkUpgradeSoon',

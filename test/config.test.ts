@@ -294,3 +294,17 @@ describe('Data API configuration', () => {
     expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 });
+
+describe('watched L1 validation ids', () => {
+  const ID = '2wTscvX3JUsMbZHFRd9t8Ywz2q9j2BmETg8cTvgUHgawjbSvZX';
+  it('come from repeatable flags, the environment or the file (per node or global), deduplicated, and are absent when none', () => {
+    expect(loadConfig([`--watch.validation-id=${ID}`, `--watch.validation-id=${ID}`], {}).config.nodes[0]?.watch.validationIds).toEqual([ID]);
+    expect(loadConfig([], { AVAX_EXPORTER_WATCH_VALIDATION_ID: ID }).config.nodes[0]?.watch.validationIds).toEqual([ID]);
+    expect(loadConfig([], {}).config.nodes[0]?.watch).not.toHaveProperty('validationIds');
+  });
+
+  it('must be CB58 ids', () => {
+    expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(ConfigError);
+    expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(/watch\.validation_ids\[0\]: must be a CB58 id/);
+  });
+});

@@ -121,6 +121,43 @@ describe('L1 validators: uptime from the L1 chain, balance runway', () => {
   });
 });
 
+describe('L1 validations watched by id (platform.getL1Validator)', () => {
+  const GONE = '2ZW6HUePBW2dP7dBGa5stjXe1uvK9LwEgrjebDwXEyL5bDMWWS';
+
+  it('exports balance and runway of a watched validation without watching its L1, and says which ids are not found', async () => {
+    const node = await fakeNode();
+    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url, watch: { validation_ids: [FIXTURE_IDS.l1ValidationId, GONE] } }] });
+    await waitUntilAllUp(daemon);
+    const text = await scrape(daemon);
+    const labels = { node: 'fake', node_id: SELF, subnet: L1, validation_id: FIXTURE_IDS.l1ValidationId };
+    expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'validators' })).toBe(1);
+    expect(valueOf(text, 'avax_l1_validator_balance_avax', labels)).toBe(8.780477952);
+    // The fee price is asked because a validation is watched, so the runway is there too.
+    expect(valueOf(text, 'avax_l1_validator_balance_runway_seconds', labels)).toBe(8780477952 / 512);
+    expect(valueOf(text, 'avax_validator_weight', { node: 'fake', node_id: SELF, subnet: L1 })).toBe(20);
+    expect(valueOf(text, 'avax_l1_validation_found', { node: 'fake', validation_id: FIXTURE_IDS.l1ValidationId })).toBe(1);
+    expect(valueOf(text, 'avax_l1_validation_found', { node: 'fake', validation_id: GONE })).toBe(0);
+    // Only the watched validation of that L1, not its whole set.
+    expect(seriesOf(text, 'avax_l1_validator_balance_avax')).toHaveLength(1);
+    const lookups = node.calls.filter((c) => c.rpcMethod === 'platform.getL1Validator').map((c) => (c.params as { validationID?: string }).validationID);
+    expect(new Set(lookups)).toEqual(new Set([FIXTURE_IDS.l1ValidationId, GONE]));
+  });
+
+  it('a validation of a watched L1 is exported once; any other lookup failure fails the source', async () => {
+    const node = await fakeNode();
+    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url, watch: { subnet_ids: [L1], validation_ids: [FIXTURE_IDS.l1ValidationId] } }] });
+    await waitUntilAllUp(daemon);
+    let text = await scrape(daemon);
+    expect(seriesOf(text, 'avax_l1_validator_balance_avax', { validation_id: FIXTURE_IDS.l1ValidationId })).toHaveLength(1);
+    expect(seriesOf(text, 'avax_l1_validator_balance_avax')).toHaveLength(2); // the L1's two validators
+    node.setFault('platform.getL1Validator', { kind: 'rpc-error', code: -32000, message: 'database closed' });
+    await daemon.waitForRounds(2);
+    text = await scrape(daemon);
+    expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'validators' })).toBe(0);
+    expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'fake', source: 'validators', reason: 'rpc_error' })).toBeGreaterThan(0);
+  });
+});
+
 describe('uptime as the peers see the node', () => {
   it('exports nearest-rank quantiles of the connected peers\' observed uptime', async () => {
     const node = await fakeNode();

@@ -69,5 +69,6 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
       if (!present.has(id)) out.push(sample('avax_validator_active', { node, node_id: id, subnet: s.subnetId }, 0));
     }
   }
+  for (const l of v.validations ?? []) out.push(sample('avax_l1_validation_found', { node, validation_id: l.validationId }, bit(l.found)));
   return out;
 }

@@ -26,6 +26,11 @@ export interface WatchConfig {
   subnetIds: string[];
   /** Most validators exported per subnet; the rest are left out with a warning (a series cap). */
   maxValidators: number;
+  /**
+   * L1 validations to look up one by one (platform.getL1Validator), whether or
+   * not their L1 is watched; absent when none.
+   */
+  validationIds?: string[];
 }
 
 /** One polled node. */
@@ -136,6 +141,7 @@ const FLAGS = {
   'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
   'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
   'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
+  'watch.validation-id': { type: 'string', array: true, describe: 'L1 validation id to look up with platform.getL1Validator (balance, runway), repeatable' },
   'watch.max-validators': { type: 'number', describe: `Most validators exported per node and subnet (default ${DEFAULT_MAX_VALIDATORS})` },
   'data-api.enabled': { type: 'boolean', describe: 'Poll the Avalanche Data API (default on; --data-api.enabled=false turns it off)' },
   'data-api.url': { type: 'string', describe: 'Data API base URL (default https://data-api.avax.network)' },
@@ -256,6 +262,7 @@ function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName,
   set('watch', 'node_ids', values['watch.node-id']);
   set('watch', 'all_validators', values['watch.all-validators']);
   set('watch', 'subnet_ids', values['watch.subnet-id']);
+  set('watch', 'validation_ids', values['watch.validation-id']);
   set('watch', 'max_validators', values['watch.max-validators']);
   set('data_api', 'enabled', values['data-api.enabled']);
   set('data_api', 'url', values['data-api.url']);
@@ -343,6 +350,8 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
         allValidators: w.all_validators ?? globalWatch.all_validators ?? false,
         subnetIds: w.subnet_ids ?? globalWatch.subnet_ids ?? [],
         maxValidators: w.max_validators ?? globalWatch.max_validators ?? DEFAULT_MAX_VALIDATORS,
+        // Only when there are some, so configurations without them stay as they were (and reloads compare equal).
+        ...((w.validation_ids ?? globalWatch.validation_ids ?? []).length > 0 ? { validationIds: [...new Set(w.validation_ids ?? globalWatch.validation_ids)] } : {}),
       },
     };
   });

@@ -38,6 +38,8 @@ const watchSchema = z.strictObject({
   all_validators: z.boolean().optional(),
   subnet_ids: z.array(cb58IdSchema).optional(),
   max_validators: z.number().int().positive().optional(),
+  /** L1 validation ids looked up one by one with platform.getL1Validator. */
+  validation_ids: z.array(cb58IdSchema).optional(),
 });
 
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { percentStringAsRatio, uintString } from '../http/wire.js';
 import { defineSource, type PollContext } from './source.js';
+import { RpcError } from '../http/json-rpc.js';
 import { collectValidators } from '../collectors/validators.js';
 
 /** The primary network's subnet id (also the P-Chain's blockchain id). */
@@ -63,8 +64,78 @@ export interface ValidatorsValue {
   observedAt?: number;
   /** Activation of the upgrade that raises the reward uptime requirement (from the info source), undefined while unscheduled. */
   rewardUptimeUpgradeTime?: number;
-  /** L1 validator fee (platform.getValidatorFeeState price), nAVAX per second per active L1 validator; polled only when subnets are watched. */
+  /** L1 validator fee (platform.getValidatorFeeState price), nAVAX per second per active L1 validator; polled only when subnets or validations are watched. */
   feePriceNavaxPerSecond?: number;
+  /** Each watched validation id (--watch.validation-id) and whether platform.getL1Validator knows it. */
+  validations?: { validationId: string; found: boolean }[];
+}
+
+/**
+ * platform.getL1Validator result: an L1 entry of getCurrentValidators plus
+ * its subnet and the P-Chain height (other keys are not read).
+ */
+export const l1ValidatorResult = z.object({
+  nodeID: z.string().min(1),
+  validationID: z.string().min(1),
+  subnetID: z.string().min(1),
+  weight: uintString,
+  startTime: uintString,
+  balance: uintString,
+});
+
+/** The message AvalancheGo answers for a validation id it does not know (an ended validation). */
+const NOT_FOUND = /not found/i;
+
+/**
+ * Looks up each watched validation id: the record, or undefined when the
+ * P-Chain does not know it (the validation ended). Any other failure fails the
+ * poll, as for getCurrentValidators.
+ */
+async function lookUpValidations(ctx: PollContext, ids: readonly string[]): Promise<{ id: string; subnetId?: string; record?: ValidatorRecord }[]> {
+  return Promise.all(
+    ids.map(async (id) => {
+      try {
+        const r = await ctx.rpc.call('/ext/bc/P', 'platform.getL1Validator', { validationID: id }, l1ValidatorResult, ctx.deadline);
+        const record: ValidatorRecord = {
+          nodeId: r.nodeID,
+          weight: r.weight,
+          startTime: Number(r.startTime),
+          endTime: undefined,
+          validationId: r.validationID,
+          balance: r.balance,
+          potentialReward: undefined,
+          delegationFeeRatio: undefined,
+          uptimeRatio: undefined,
+          connected: undefined,
+          delegatorCount: undefined,
+          delegatorWeight: undefined,
+        };
+        return { id, subnetId: r.subnetID, record };
+      } catch (err) {
+        if (err instanceof RpcError && NOT_FOUND.test(err.rpcMessage)) return { id };
+        throw err;
+      }
+    }),
+  );
+}
+
+/**
+ * Adds looked-up L1 validators to the sets: to their L1's set when it is
+ * watched and does not list them already (or left them out under the series
+ * cap: a watched validation is always exported), else to a set of their own
+ * for that L1. Pure.
+ */
+export function mergeValidations(sets: SubnetValidators[], found: readonly { subnetId?: string; record?: ValidatorRecord }[]): SubnetValidators[] {
+  for (const f of found) {
+    if (!f.subnetId || !f.record) continue;
+    let set = sets.find((s) => s.subnetId === f.subnetId);
+    if (!set) {
+      set = { subnetId: f.subnetId, validators: [], watched: [], omitted: 0 };
+      sets.push(set);
+    }
+    if (!set.validators.some((v) => v.validationId === f.record?.validationId)) set.validators.push(f.record);
+  }
+  return sets;
 }
 
 /** platform.getValidatorFeeState result: `excess` and `price` are plain JSON numbers (unlike most P-Chain replies). */
@@ -131,19 +202,25 @@ export const validatorsSource = defineSource<ValidatorsValue>({
     const call = (params: Record<string, unknown>) => ctx.rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', params, 'validators', validatorSchema, ctx.deadline, toRecord);
     const observedAt = Math.floor(Date.now() / 1000);
     const primaryParams = ctx.node.watch.allValidators ? {} : { nodeIDs: watched };
-    const watchesSubnets = ctx.node.watch.subnetIds.length > 0;
-    const [feeState, primary, ...subnets] = await Promise.all([
-      // The fee price only matters for L1 balances, so nodes that watch no subnet are not asked.
-      watchesSubnets ? ctx.rpc.call('/ext/bc/P', 'platform.getValidatorFeeState', {}, validatorFeeStateResult, ctx.deadline) : undefined,
-      call(primaryParams),
-      ...ctx.node.watch.subnetIds.map((subnetID) => call({ subnetID })),
+    const validationIds = ctx.node.watch.validationIds ?? [];
+    const watchesSubnets = ctx.node.watch.subnetIds.length > 0 || validationIds.length > 0;
+    const [found, [feeState, primary, ...subnets]] = await Promise.all([
+      lookUpValidations(ctx, validationIds),
+      Promise.all([
+        // The fee price only matters for L1 balances, so nodes that watch no subnet or validation are not asked.
+        watchesSubnets ? ctx.rpc.call('/ext/bc/P', 'platform.getValidatorFeeState', {}, validatorFeeStateResult, ctx.deadline) : undefined,
+        call(primaryParams),
+        ...ctx.node.watch.subnetIds.map((subnetID) => call({ subnetID })),
+      ]),
     ]);
     const max = ctx.node.watch.maxValidators;
     const out: SubnetValidators[] = [capValidators(PRIMARY_NETWORK_ID, primary, watched, max)];
     ctx.node.watch.subnetIds.forEach((subnetId, i) => {
       out.push(capValidators(subnetId, subnets[i] ?? [], [], max));
     });
+    mergeValidations(out, found);
     const value: ValidatorsValue = { subnets: out, observedAt };
+    if (found.length > 0) value.validations = found.map((f) => ({ validationId: f.id, found: f.record !== undefined }));
     if (ctx.known.rewardUptimeUpgradeTime !== undefined) value.rewardUptimeUpgradeTime = ctx.known.rewardUptimeUpgradeTime;
     if (feeState) value.feePriceNavaxPerSecond = feeState.price;
     return value;
