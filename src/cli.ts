@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { stringify as toYaml } from 'yaml';
 import { ConfigError, DATA_API_KEY_ENV, loadConfig, redactConfig, wantsHelp, type Config } from './config/load.js';
+import type { WatchedAddress } from './config/addresses.js';
 import { DEFAULT_DATA_API_URL } from './data-api/client.js';
 import { formatDuration } from './config/duration.js';
 import { createLogger } from './log.js';
@@ -10,11 +11,20 @@ import { WebConfigError, loadWebConfig } from './server/web-config.js';
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 5_000;
 
+function describeAddress(a: WatchedAddress): Record<string, unknown> {
+  return { alias: a.alias, chain: a.chain, address: a.address, ...(a.floorAvax !== undefined ? { floor_avax: a.floorAvax } : {}) };
+}
+
 function describeConfig(config: Config): string {
   const c = redactConfig(config);
   return toYaml({
     web: { listen_address: c.web.listenAddress, telemetry_path: c.web.telemetryPath },
-    poll: { interval: formatDuration(c.poll.intervalMs), timeout: formatDuration(c.poll.timeoutMs), max_age: formatDuration(c.poll.maxAgeMs) },
+    poll: {
+      interval: formatDuration(c.poll.intervalMs),
+      timeout: formatDuration(c.poll.timeoutMs),
+      max_age: formatDuration(c.poll.maxAgeMs),
+      peers_interval: formatDuration(c.poll.peersIntervalMs),
+    },
     nodes: c.nodes.map((n) => ({
       name: n.name,
       url: n.url,
@@ -32,6 +42,12 @@ function describeConfig(config: Config): string {
       interval: formatDuration(c.dataApi.intervalMs),
       max_pages: c.dataApi.maxPages,
     },
+    probe: { targets: c.probe.targets.map((t) => t.url), max_targets: c.probe.maxTargets, idle_timeout: formatDuration(c.probe.idleTimeoutMs) },
+    // Every watched wallet, with where its balance is asked (the node's RPC, or the Data API for P-Chain).
+    addresses: [
+      ...c.nodes.flatMap((n) => (n.addresses ?? []).map((a) => ({ ...describeAddress(a), rpc_node: n.name }))),
+      ...(c.dataApi.addresses ?? []).map((a) => ({ ...describeAddress(a), via: 'data_api' })),
+    ],
     log: c.log,
     demo: c.demo,
   });
