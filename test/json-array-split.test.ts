@@ -23,6 +23,8 @@ async function itemsOf(text: string, path: string[]): Promise<unknown[] | undefi
   return out;
 }
 
+const KEYS = ['', 'plain', 'br[ack]{et}', 'co,mma:colon', 'ünï ✓ 𝄞', 'tab\tnl\n'];
+
 /** A random JSON value with awkward strings (escapes, quotes, brackets, multi-byte UTF-8). */
 function randomValue(rng: () => number, depth: number): unknown {
   const r = rng();
@@ -32,7 +34,10 @@ function randomValue(rng: () => number, depth: number): unknown {
   if (r < 0.5) return [true, false, null][Math.floor(rng() * 3)];
   if (r < 0.75) return Array.from({ length: Math.floor(rng() * 4) }, () => randomValue(rng, depth + 1));
   const o: Record<string, unknown> = {};
-  for (let i = 0; i < Math.floor(rng() * 4); i++) o[strings[Math.floor(rng() * strings.length)] as string] = randomValue(rng, depth + 1);
+  // Keys without backslashes: Node 24's JSON.parse (V8 13.6) misreads an escaped key that follows an
+  // escaped string value of the same length (JSON.parse('["\\\\\\\\",{"\\\\\\"":2}]') gives the key `\\\\`,
+  // not `\\"`), which this test would report as ours. Values keep every escape.
+  for (let i = 0; i < Math.floor(rng() * 4); i++) o[KEYS[Math.floor(rng() * KEYS.length)] as string] = randomValue(rng, depth + 1);
   return o;
 }
 

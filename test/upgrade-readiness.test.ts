@@ -20,6 +20,7 @@ import {
   stakeEntrySchema,
   stakeMapFrom,
   stakeRefreshDue,
+  stakeWeightedObservedUptime,
   versionStakeFrom,
   type PeersValue,
 } from '../src/sources/peers.js';
@@ -27,7 +28,7 @@ import { SLOW_REFRESH_ROUNDS, type KnownNodeFacts, type PollContext } from '../s
 import { NetworkShared } from '../src/sources/network-shared.js';
 import type { Sample } from '../src/exposition/metric-defs.js';
 import { fixtureResult } from './helpers/fixtures.js';
-import { eventually, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { eventually, perTestResources, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const AVAX = 1_000_000_000n;
 const SELF = FIXTURE_IDS.nodeId;
@@ -171,6 +172,57 @@ describe('connected stake per version (pure)', () => {
     const lines = collectPeers({ ...value, versionStake: withoutOwn }, 'n1').map(line);
     expect(lines.some((l) => l.startsWith('avax_node_version_behind_stake_majority'))).toBe(false);
     expect(collectPeers({ numPeers: 0, byVersion: {}, benchedByChain: {} }, 'n1').map(line)).toEqual(['avax_node_peers{node="n1"} 0']);
+  });
+});
+
+describe('uptime as the connected stake sees the node (pure)', () => {
+  it('weights each validator peer by its stake; peers without stake or report count nothing', () => {
+    const stake = new Map([
+      ['A', 6_000n],
+      ['B', 3_000n],
+      ['C', 1_000n],
+    ]);
+    const peers = [
+      { nodeID: 'A', observedUptime: 90 },
+      { nodeID: 'B', observedUptime: 60 },
+      { nodeID: 'C', observedUptime: 100 },
+      { nodeID: 'not-a-validator', observedUptime: 0 },
+      { nodeID: 'D' },
+    ];
+    // Sorted by uptime: B 0.6 (30 % of stake), A 0.9 (to 90 %), C 1.0 (to 100 %). By peer count the median would be 0.9 too,
+    // but the low quantile differs: one peer in four reports 0 (a non-validator), no stake does.
+    expect(stakeWeightedObservedUptime(peers, stake, [0.1, 0.3, 0.31, 0.5, 0.9, 0.95])).toEqual([
+      { quantile: 0.1, ratio: 0.6 },
+      { quantile: 0.3, ratio: 0.6 },
+      { quantile: 0.31, ratio: 0.9 },
+      { quantile: 0.5, ratio: 0.9 },
+      { quantile: 0.9, ratio: 0.9 },
+      { quantile: 0.95, ratio: 1 },
+    ]);
+    expect(stakeWeightedObservedUptime([{ nodeID: 'X', observedUptime: 80 }], stake, [0.5])).toBeUndefined();
+  });
+
+  it('is exported per node next to the unweighted view', async () => {
+    const node = await FakeNode.start();
+    try {
+      stakePeers(node);
+      const { daemon } = await startTestDaemon({ nodes: [{ name: 'n', url: node.url }] });
+      try {
+        await waitUntilAllUp(daemon);
+        await eventually(async () => seriesOf(await scrape(daemon), 'avax_node_stake_observed_uptime_ratio', { node: 'n' }).length === 3);
+        const text = await scrape(daemon);
+        for (const q of ['0.1', '0.5', '0.9']) {
+          const v = valueOf(text, 'avax_node_stake_observed_uptime_ratio', { node: 'n', stake_quantile: q });
+          expect(v).toBeGreaterThanOrEqual(0);
+          expect(v).toBeLessThanOrEqual(1);
+        }
+        expect(seriesOf(text, 'avax_node_peers_observed_uptime_ratio', { node: 'n' })).toHaveLength(3);
+      } finally {
+        await daemon.stop();
+      }
+    } finally {
+      await node.stop();
+    }
   });
 });
 

@@ -30,6 +30,7 @@ export function collectPeers(v: PeersValue, node: string): Sample[] {
   if (seen.length > 0) {
     for (const q of OBSERVED_UPTIME_QUANTILES) out.push(sample('avax_node_peers_observed_uptime_ratio', { node, peer_quantile: String(q) }, nearestRank(seen, q)));
   }
+  for (const q of v.observedUptimeByStake ?? []) out.push(sample('avax_node_stake_observed_uptime_ratio', { node, stake_quantile: String(q.quantile) }, q.ratio));
   const vs = v.versionStake;
   if (vs) {
     for (const [version, r] of Object.entries(vs.ratioByVersion)) out.push(sample('avax_network_stake_by_version_ratio', { node, version }, r));

@@ -3,6 +3,7 @@ import { smallUintString, uintString } from '../http/wire.js';
 import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from './source.js';
 import { collectPeers } from '../collectors/peers.js';
 import { compareNodeVersions } from './node-version.js';
+import { OBSERVED_UPTIME_QUANTILES } from '../collectors/peers.js';
 
 const peerSchema = z.object({
   nodeID: z.string(),
@@ -97,6 +98,12 @@ export interface PeersValue {
   benchedByChain: Record<string, number>;
   /** This node's uptime as each connected peer observes it (0..1), sorted ascending. */
   observedUptimes?: number[];
+  /**
+   * This node's uptime as the connected stake observes it: for each of
+   * OBSERVED_UPTIME_QUANTILES, the stake-weighted quantile over the validator
+   * peers that reported one; absent without the stake view or such peers.
+   */
+  observedUptimeByStake?: { quantile: number; ratio: number }[];
   /** Benched peers one by one (set by the poll, which knows the watched ids and the stake). */
   benched?: BenchedPeers;
   /** Each watched validator (--watch.node-id) and on how many chains this node benches it. */
@@ -176,10 +183,48 @@ export const peersSource = defineSource<PeersValue>({
     const self = ctx.known.nodeId !== undefined && ctx.known.version !== undefined ? { nodeId: ctx.known.nodeId, version: ctx.known.version } : undefined;
     const versionStake = stake ? versionStakeFrom(peers, stake.byNodeId, self) : undefined;
     if (versionStake) value.versionStake = versionStake;
+    const byStake = stake ? stakeWeightedObservedUptime(peers, stake.byNodeId, OBSERVED_UPTIME_QUANTILES) : undefined;
+    if (byStake) value.observedUptimeByStake = byStake;
     return value;
   },
   collect: collectPeers,
 });
+
+/**
+ * The stake-weighted nearest-rank quantiles of this node's uptime as the
+ * validator peers observe it: peers sorted by the uptime they report, each
+ * weighing its stake (own + delegated); quantile q is the smallest uptime at
+ * which at least q of that stake has been counted. This is how the network
+ * decides rewards (uptime as seen by stake), so it is the distribution that
+ * matters. Peers that are not validators or have not reported count nothing.
+ * Undefined when no such peer has stake. Pure.
+ */
+export function stakeWeightedObservedUptime(
+  peers: readonly Pick<PeerEntry, 'nodeID' | 'observedUptime'>[],
+  stakeByNodeId: ReadonlyMap<string, bigint>,
+  quantiles: readonly number[],
+): { quantile: number; ratio: number }[] | undefined {
+  const seen: { ratio: number; stake: number }[] = [];
+  let total = 0;
+  for (const p of peers) {
+    const s = stakeByNodeId.get(p.nodeID);
+    if (p.observedUptime === undefined || s === undefined || s === 0n) continue;
+    // Number() of nAVAX loses only digits far below what a weight share needs.
+    const stake = Number(s);
+    seen.push({ ratio: p.observedUptime / 100, stake });
+    total += stake;
+  }
+  if (seen.length === 0 || total <= 0) return undefined;
+  seen.sort((a, b) => a.ratio - b.ratio);
+  return quantiles.map((quantile) => {
+    let acc = 0;
+    for (const e of seen) {
+      acc += e.stake;
+      if (acc >= quantile * total) return { quantile, ratio: e.ratio };
+    }
+    return { quantile, ratio: (seen[seen.length - 1] as { ratio: number }).ratio };
+  });
+}
 
 /** Reduces a validated info.peers result to counts. Pure. */
 export function peersValueFrom(r: z.output<typeof peersResult>): PeersValue {
