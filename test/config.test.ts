@@ -5,16 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_PORT, loadConfig, redactConfig, envNameOf } from '../src/config/load.js';
 import { formatDuration, parseDuration } from '../src/config/duration.js';
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { problemsOf } from './helpers/config.js';
 
 function writeYaml(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'avax-exporter-config-'));

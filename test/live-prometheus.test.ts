@@ -12,9 +12,7 @@
  * Needs the prometheus binary (Debian: `apt-get install prometheus`, which
  * .ci/run does); set PROMETHEUS to use another one. Without it the test fails.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -24,18 +22,17 @@ import { FakeDataApi } from '../src/fake/fake-data-api.js';
 import { FIXTURE_IDS, fixtureValidatorFor } from '../src/fake/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus } from './helpers/prometheus.js';
 import {
   ALERTS_DIR,
   dashboardQueries,
   loadDashboards,
-  metricNamesOf,
   parseVariableQuery,
   substituteVariables,
   variableQueryText,
   type QueryRef,
 } from './helpers/promql-contract.js';
 
-const PROMETHEUS = process.env['PROMETHEUS'] ?? 'prometheus';
 const RULES_FILE = join(ALERTS_DIR, 'avax-exporter.rules.yml');
 /** Listed as disconnected by the fixture's chain health checks. */
 const DISCONNECTED_VALIDATOR = 'NodeID-2qttvwJUvXYidkULychAeWAjabr2bX9nr';
@@ -65,14 +62,6 @@ const isWhileCheckFails = (q: QueryRef) => WHILE_CHECK_FAILS.some((e) => q.panel
 
 // ------------------------------------------------------------- processes
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((ok, fail) => srv.once('error', fail).listen(0, '127.0.0.1', ok));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((ok) => srv.close(() => ok()));
-  return port;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns a value other than undefined, or throws with `what` and the last error. */
@@ -89,62 +78,6 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await sleep(stepMs);
   }
-}
-
-interface Prometheus {
-  url: string;
-  child: ChildProcess;
-  log: () => string;
-}
-
-function checkPrometheusInstalled(): string {
-  const r = spawnSync(PROMETHEUS, ['--version'], { encoding: 'utf8', timeout: 20_000 });
-  if (r.error || r.status !== 0)
-    throw new Error(
-      `cannot run the Prometheus server "${PROMETHEUS}" (${r.error?.message ?? r.stderr}). ` +
-        "This test needs a real Prometheus: install Debian's prometheus package (apt-get install prometheus; .ci/run does) or set PROMETHEUS=/path/to/prometheus.",
-    );
-  return (r.stdout || r.stderr).split('\n')[0] ?? '';
-}
-
-async function startPrometheus(dir: string, configFile: string): Promise<Prometheus> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    let log = '';
-    const child = spawn(
-      PROMETHEUS,
-      [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const append = (d: Buffer) => {
-      log = (log + d.toString()).slice(-20_000);
-    };
-    child.stdout?.on('data', append);
-    child.stderr?.on('data', append);
-    const url = `http://127.0.0.1:${port}`;
-    try {
-      await waitFor('Prometheus to be ready', async () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`prometheus exited (${child.exitCode ?? child.signalCode}): ${log}`);
-        const res = await fetch(`${url}/-/ready`);
-        return res.status === 200 ? true : undefined;
-      });
-      return { url, child, log: () => log };
-    } catch (err) {
-      await stopProcess(child);
-      // Another process may have taken the port between the probe and the start.
-      if (attempt < 3 && /address already in use/.test(log)) continue;
-      throw err;
-    }
-  }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 // ----------------------------------------------------------- Prometheus API

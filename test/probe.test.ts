@@ -7,7 +7,7 @@
  * socket checks. The documented sharded Prometheus configuration is checked
  * by promtool and scraped by a real Prometheus.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
@@ -17,7 +17,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { request as undiciRequest } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildConfig, ConfigError, loadConfig, redactConfig } from '../src/config/load.js';
+import { buildConfig, loadConfig, redactConfig } from '../src/config/load.js';
 import type { Daemon } from '../src/daemon.js';
 import { FakeNode } from '../src/fake/fake-node.js';
 import bcrypt from 'bcryptjs';
@@ -30,6 +30,8 @@ import { ProbeService, resolveProbeTarget } from '../src/probe/probe-service.js'
 import { IDENTITY_SOURCE, NODE_SOURCES } from '../src/sources/index.js';
 import { StateStore } from '../src/state/store.js';
 import { eventually, LogCapture, parseExposition, perTestResources, scrape, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { problemsOf } from './helpers/config.js';
+import { startPrometheus, stopProcess } from './helpers/prometheus.js';
 
 const { fakeNode, daemonFor } = perTestResources();
 
@@ -99,16 +101,6 @@ async function redirector(location: string): Promise<{ url: string; hits: () => 
 
 /** Upstream calls of one JSON-RPC method a fake node received. */
 const callsOf = (node: FakeNode, method: string) => node.calls.filter((c) => c.rpcMethod === method).length;
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('/probe of a configured node', () => {
   it('by name or by URL: that node series only, from its poller state, with no upstream call and no self-metrics', async () => {
@@ -565,44 +557,4 @@ describe('the documented sharded scrape configuration', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const srv = createNetServer();
-  await new Promise<void>((ok) => srv.listen(0, '127.0.0.1', ok));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((ok) => srv.close(() => ok()));
-  return port;
-}
 
-/** Starts Prometheus on a free port and waits until it is ready (as test/live-prometheus.test.ts does). */
-async function startPrometheus(dir: string, configFile: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  let log = '';
-  const child = spawn('prometheus', [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const append = (d: Buffer) => {
-    log = (log + d.toString()).slice(-10_000);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`prometheus exited: ${log}`);
-      return (await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200;
-    }, 20_000, 200);
-  } catch (err) {
-    await stopProcess(child);
-    throw new Error(`Prometheus did not start: ${(err as Error).message}\n${log}`);
-  }
-  return { url, child };
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}

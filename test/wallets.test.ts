@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildConfig, ConfigError, loadConfig } from '../src/config/load.js';
+import { buildConfig, loadConfig } from '../src/config/load.js';
 import { isValidBech32 } from '../src/config/addresses.js';
 import { baseUnitsToWhole, collectAddressBalances } from '../src/collectors/address-balances.js';
 import { networkLabel } from '../src/sources/address-balances.js';
@@ -21,6 +21,7 @@ import { FakeDataApi, fakeAvaxAmount, type FakeDataApiOptions } from '../src/fak
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import type { Daemon } from '../src/daemon.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, type TestDaemon } from './helpers/daemon.js';
+import { problemsOf } from './helpers/config.js';
 
 /** Real addresses (valid bech32 checksums): the first is the fake Data API's reward address. */
 const P_MAIN = 'P-avax18jma8ppw3nhx5r4ap8clazz0dps7rv5ukulre5';
@@ -32,16 +33,6 @@ const L1_RELAYER = '0x00000000000000000000000000000000000000a1';
 const WATCHED = '0x00000000000000000000000000000000000000b2';
 const L1 = FIXTURE_IDS.l1ChainId;
 const WEI = 10n ** 18n;
-
-function problemsOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 const twoNodes = { nodes: [{ name: 'a', url: 'http://a:9650' }, { name: 'b', url: 'http://b:9650' }] };
 

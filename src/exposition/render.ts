@@ -96,32 +96,6 @@ interface RenderedGroup {
   duplicates: number;
 }
 
-/**
- * Appends strings as UTF-8 into one growing buffer. Lines are written as they
- * are formatted rather than kept as strings until the end, so a render's
- * garbage is short-lived (cheap for the young-generation GC) instead of
- * megabytes of strings that survive into the old generation.
- */
-class ByteWriter {
-  #buf = Buffer.allocUnsafe(1024);
-  #len = 0;
-
-  write(s: string): void {
-    // A UTF-16 code unit is at most 3 UTF-8 bytes.
-    if (this.#len + s.length * 3 > this.#buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#len + s.length * 3));
-      this.#buf.copy(next, 0, 0, this.#len);
-      this.#buf = next;
-    }
-    this.#len += this.#buf.write(s, this.#len, 'utf8');
-  }
-
-  /** The bytes written, in a buffer of their size (the growth slack is not kept alive by the cache). */
-  finish(): Buffer {
-    return this.#len === this.#buf.length ? this.#buf : Buffer.from(this.#buf.subarray(0, this.#len));
-  }
-}
-
 /** Counts samples formatted since the last yield to the event loop, across groups. */
 interface YieldBudget {
   left: number;

@@ -19,7 +19,6 @@ const RBRACE = 0x7d;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /** Bytes scanned between two yields to the event loop. */
 export const SCAN_SLICE = 256 * 1024;
