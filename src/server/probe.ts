@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProbeOutcome } from '../probe/probe-service.js';
+import { expositionBody } from './encoding.js';
 
 /** The path of the multi-target endpoint, as blackbox_exporter names it. */
 export const PROBE_PATH = '/probe';
@@ -10,11 +11,6 @@ const SCRAPE_TIMEOUT_HEADER = 'x-prometheus-scrape-timeout-seconds';
 /** What the handler needs: something that probes a target. */
 export interface Prober {
   probe(target: string, scrapeTimeoutSeconds?: number): Promise<ProbeOutcome>;
-}
-
-function acceptsGzip(req: IncomingMessage): boolean {
-  const ae = req.headers['accept-encoding'];
-  return typeof ae === 'string' && /\bgzip\b/i.test(ae) && !/\bgzip\s*;\s*q=0(\.0*)?\b/i.test(ae);
 }
 
 function sendText(req: IncomingMessage, res: ServerResponse, status: number, text: string): void {
@@ -62,15 +58,7 @@ export function createProbeHandler(prober: Prober): (req: IncomingMessage, res: 
     const outcome = await prober.probe(query.target, timeout);
     if (outcome.status !== 200) return sendText(req, res, outcome.status, outcome.message);
     const exp = outcome.exposition;
-    let gz = acceptsGzip(req);
-    let body = exp.text;
-    if (gz) {
-      try {
-        body = await exp.gzip();
-      } catch {
-        gz = false; // zlib failed: the plain text is still a valid answer
-      }
-    }
+    const { body, gzip: gz } = await expositionBody(exp, req);
     res.writeHead(200, {
       'content-type': exp.contentType,
       'content-length': String(body.length),

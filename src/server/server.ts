@@ -4,6 +4,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Exposition } from '../exposition/render.js';
 import type { ProcessBlock } from '../exposition/process-metrics.js';
 import { BasicAuth, clientAuthType, fileStamps, loadWebConfig, type WebConfig } from './web-config.js';
+import { expositionBody } from './encoding.js';
 
 /** Limits that protect the server from slow or greedy clients. */
 export interface ServerLimits {
@@ -39,11 +40,6 @@ export interface ServerOptions {
   onWebConfigError?: (err: Error) => void;
   /** `GET /probe?target=`: answers for one node of the allow-list (see src/server/probe.ts); undefined means no such endpoint. */
   probe?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-}
-
-function acceptsGzip(req: IncomingMessage): boolean {
-  const ae = req.headers['accept-encoding'];
-  return typeof ae === 'string' && /\bgzip\b/i.test(ae) && !/\bgzip\s*;\s*q=0(\.0*)?\b/i.test(ae);
 }
 
 function send(res: ServerResponse, req: IncomingMessage, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
@@ -123,15 +119,7 @@ export function createExporterServer(opts: ServerOptions): Server {
     if (path === opts.telemetryPath) {
       const exp = opts.exposition();
       const proc = opts.processBlock?.();
-      let gz = acceptsGzip(req);
-      let head = exp.text;
-      if (gz) {
-        try {
-          head = await exp.gzip();
-        } catch {
-          gz = false; // zlib failed (out of memory): the plain text is still a valid answer
-        }
-      }
+      const { body: head, gzip: gz } = await expositionBody(exp, req);
       const tail = proc ? (gz ? proc.gzip : proc.text) : undefined;
       res.writeHead(200, {
         'content-type': exp.contentType,
