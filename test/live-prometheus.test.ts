@@ -193,7 +193,7 @@ async function start(): Promise<void> {
   // The fake Data API too, so the Data API panels and the node-behind-the-Data-API alert have data.
   dataApi = await FakeDataApi.start();
   exporter = await startTestDaemon({
-    nodes: [{ name: NODE, url: node.url, watch: { node_ids: [FIXTURE_IDS.nodeId, DISCONNECTED_VALIDATOR, BENCHED_VALIDATOR], subnet_ids: [FIXTURE_IDS.l1SubnetId] } }],
+    nodes: [{ name: NODE, url: node.url, watch: { node_ids: [FIXTURE_IDS.nodeId, DISCONNECTED_VALIDATOR, BENCHED_VALIDATOR], subnet_ids: [FIXTURE_IDS.l1SubnetId], validation_ids: [FIXTURE_IDS.l1ValidationId] } }],
     data_api: { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 },
     // Watched wallets, so the wallet dashboard has data (the fakes answer 0 for addresses they do not know).
     addresses: [
