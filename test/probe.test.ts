@@ -551,8 +551,11 @@ describe('the documented sharded scrape configuration', () => {
     // Each node polled by one replica only: three probe-only targets across both.
     await eventually(async () => (await query('sum(avax_exporter_probe_targets{job="avax-exporter"})'))[0]?.value[1] === '3', 10_000, 250);
     for (const n of nodes) expect(callsOf(n, 'info.getNetworkID')).toBeGreaterThan(0);
-    // Self-metrics come from /metrics only; probes carry none.
-    expect((await query('avax_exporter_build_info')).map((s) => s.metric['job'])).toEqual(['avax-exporter', 'avax-exporter']);
+    // Self-metrics come from /metrics only; probes carry none. (Both replicas' /metrics must have been
+    // scraped first: the sum above can already be 3 from one replica when hashmod put every node on its shard.)
+    let builds: Awaited<ReturnType<typeof query>> = [];
+    await eventually(async () => (builds = await query('avax_exporter_build_info')).length === 2, 10_000, 250);
+    expect(builds.map((s) => s.metric['job'])).toEqual(['avax-exporter', 'avax-exporter']);
     expect(await query('up{job=~"avax-exporter.*"} == 0')).toEqual([]);
   });
 });
