@@ -10,12 +10,16 @@ describe('info.peers at most every poll.peers_interval', () => {
     const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '200ms', timeout: '180ms', peers_interval: '1s' } });
     await waitUntilAllUp(daemon);
     node.clearCalls();
+    const t0 = Date.now();
     await daemon.waitForRounds(12);
+    const elapsed = Date.now() - t0;
     const count = (m: string) => node.calls.filter((c) => c.rpcMethod === m).length;
-    // 12 rounds of 200 ms are about 2.4 s: two or three peers calls, one getNetworkID per round.
+    // One getNetworkID per round; info.peers once per interval (less half a round of slack for jitter),
+    // however long the rounds took on a loaded machine.
     expect(count('info.getNetworkID')).toBeGreaterThanOrEqual(12);
-    expect(count('info.peers')).toBeGreaterThanOrEqual(2);
-    expect(count('info.peers')).toBeLessThanOrEqual(4);
+    expect(count('info.peers')).toBeGreaterThanOrEqual(Math.max(1, Math.floor(elapsed / 1_000) - 1));
+    expect(count('info.peers')).toBeLessThanOrEqual(Math.floor(elapsed / 900) + 1);
+    expect(count('info.peers')).toBeLessThan(count('info.getNetworkID') / 2);
     const text = await scrape(daemon);
     // The max age (3 x 200 ms) is stretched by the interval, so the peers series never lapse between calls.
     expect(valueOf(text, 'avax_source_max_age_seconds', { node: 'n', source: 'peers' })).toBeCloseTo(0.6 + 1, 9);
