@@ -45,7 +45,13 @@ export interface PollContext extends BaseContext {
 export interface SourceDef<T, C = PollContext> {
   /** The `source` label value. */
   readonly name: string;
-  /** Polls the target. `previous` is the last successful value, for data refreshed less often. */
+  /**
+   * Polls the target. `previous` is the last successful value, for data
+   * refreshed less often. Values are immutable: return a new value or
+   * `previous` untouched, never a mutated `previous` (the exposition keeps
+   * each value's collected and formatted series by identity, so an edit in
+   * place would leave the old numbers served).
+   */
   poll(ctx: C, previous: T | undefined): Promise<T>;
   /** Pure: value in, samples out; `target` is the poller's name (the `node` label of node sources). */
   collect(value: T, target: string): Sample[];
