@@ -4,6 +4,7 @@ import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from './source.js
 import { collectPeers } from '../collectors/peers.js';
 import { compareNodeVersions } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from '../collectors/peers.js';
+import { readStakeEntry } from './validator-entry.js';
 
 const peerSchema = z.object({
   nodeID: z.string(),
@@ -135,7 +136,9 @@ async function fetchStake(ctx: PollContext): Promise<Map<string, bigint>> {
   // No nodeIDs: the whole primary-network set (the validators source asks only for watched ids unless --watch.all-validators).
   // Read a batch at a time (mainnet's set is several MB); with --watch.all-validators the round's
   // client makes this the same upstream call as the validators source's.
-  return stakeMapFrom(await ctx.rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', stakeEntrySchema, ctx.deadline));
+  // Entries go through the hand-written reader first, the schema only when it is unsure (see validator-entry.ts).
+  const spec = { key: 'validators', item: stakeEntrySchema, fast: readStakeEntry };
+  return stakeMapFrom((await ctx.rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', {}, spec, ctx.deadline)).items);
 }
 
 /**
