@@ -3,7 +3,7 @@ import type { NodeConfig } from './config/load.js';
 import { UpstreamError, toUpstreamError } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
 import type { NetworkShared } from './sources/network-shared.js';
-import type { HttpTransport } from './http/transport.js';
+import type { HttpResponse, HttpTransport } from './http/transport.js';
 import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
 import { describeChanges } from './state/changes.js';
 import { rewardUptimeUpgradeTime, type Upgrade } from './sources/info.js';
@@ -203,6 +203,30 @@ export interface NodePollerOptions {
   minIntervalMs?: ReadonlyMap<string, number>;
 }
 
+/**
+ * GET for one poll round, single-flight like {@link JsonRpcClient.forRound}:
+ * the same path asked twice in a round (the health source and the
+ * bootstrapped source both read /ext/health) goes upstream once, and every
+ * asker gets the same answer, failure included. Sharing the response is safe:
+ * its readers only decode the body (toString, subarray views), never write it.
+ */
+export function getForRound(
+  transport: HttpTransport,
+  url: string,
+  headers: Record<string, string>,
+  deadline: Deadline,
+): (path: string) => Promise<HttpResponse> {
+  const memo = new Map<string, Promise<HttpResponse>>();
+  return (path) => {
+    let answer = memo.get(path);
+    if (!answer) {
+      answer = transport.send({ url: url + path, method: 'GET', headers: { ...headers, accept: 'application/json' }, signal: deadline.signal });
+      memo.set(path, answer);
+    }
+    return answer;
+  };
+}
+
 /** A poller for one AvalancheGo node, with the facts it learned about the node. */
 export class NodePoller extends Poller<PollContext> {
   readonly known: KnownNodeFacts;
@@ -228,7 +252,7 @@ export class NodePoller extends Poller<PollContext> {
         node,
         // One upstream call per distinct request per round, however many sources ask.
         rpc: rpc.forRound(),
-        get: (path) => opts.transport.send({ url: url + path, method: 'GET', headers: { ...headers, accept: 'application/json' }, signal: deadline.signal }),
+        get: getForRound(opts.transport, url, headers, deadline),
         deadline,
         known,
         round,

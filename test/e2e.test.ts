@@ -264,8 +264,9 @@ describe('upstream calls', () => {
     expect(perRound('platform.getHeight')).toBe(1);
     expect(perRound('avm.getHeight')).toBe(1);
     expect(perRound('eth_blockNumber')).toBe(1);
-    expect(perRound('GET /ext/health')).toBe(1);
-    expect(perRound('info.isBootstrapped')).toBe(4); // P, X, C and the L1 chain
+    expect(perRound('GET /ext/health')).toBe(1); // shared by the health and bootstrapped sources
+    // A healthy node's passing `bootstrapped` health check stands for P, X, C and the L1 chain.
+    expect(perRound('info.isBootstrapped')).toBe(0);
     expect(perRound('platform.getCurrentValidators')).toBe(2); // primary + the watched L1
     // Identity that rarely changes is not asked every round.
     expect(counts.get('info.getNodeVersion') ?? 0).toBe(0);

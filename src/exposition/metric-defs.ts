@@ -35,7 +35,7 @@ export const METRICS = {
   avax_node_health_check_passing: { type: 'gauge', help: '1 when the health check reports no error.', labels: ['node', 'check'], source: 'GET /ext/health' },
   avax_node_health_check_contiguous_failures: { type: 'gauge', help: 'Consecutive failures of the health check (0 while passing).', labels: ['node', 'check'], source: 'GET /ext/health' },
   avax_node_health_check_failing_since_timestamp_seconds: { type: 'gauge', help: 'When the health check started failing; present only while it fails.', labels: ['node', 'check'], source: 'GET /ext/health' },
-  avax_node_bootstrapped: { type: 'gauge', help: '1 when the chain is bootstrapped on the node.', labels: ['node', 'chain'], source: 'info.isBootstrapped' },
+  avax_node_bootstrapped: { type: 'gauge', help: '1 when the chain is bootstrapped on the node.', labels: ['node', 'chain'], source: 'GET /ext/health checks.bootstrapped (all chains, when it passes), else info.isBootstrapped' },
   avax_node_peers: { type: 'gauge', help: 'Connected peers.', labels: N, source: 'info.peers numPeers' },
   avax_node_peers_by_version: { type: 'gauge', help: 'Connected peers per node version.', labels: ['node', 'version'], source: 'info.peers' },
   avax_node_peers_benched: { type: 'gauge', help: 'Connected peers benched on the chain.', labels: ['node', 'chain'], source: 'info.peers benched' },

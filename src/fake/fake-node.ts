@@ -287,7 +287,8 @@ export interface FakeNodeState {
   blockchains: FakeBlockchain[];
   /**
    * Chains this node runs, keyed 'P', 'X', 'C' or an L1 blockchain ID. A chain set to false
-   * answers 503 on its `/ext/bc/…` routes; an L1 chain that is not a key here does not exist.
+   * answers 503 on its `/ext/bc/…` routes, and makes the `bootstrapped` health and readiness
+   * checks fail (see {@link bootstrappedCheck}); an L1 chain that is not a key here does not exist.
    */
   bootstrapped: Record<string, boolean>;
   /** Health checks of `/ext/health` and `health.health`, by name. */
@@ -1208,8 +1209,10 @@ export class FakeNode extends FakeHttpServer {
     const checks: Record<string, unknown> = {};
     let healthy = true;
     for (const n of names) {
-      const c = source[n];
-      if (!c) continue;
+      const stored = source[n];
+      if (!stored) continue;
+      // Readiness registers the same check under the same name; liveness has none.
+      const c = n === 'bootstrapped' && which !== 'liveness' ? bootstrappedCheck(s, stored) : stored;
       if (c.error !== undefined) healthy = false;
       checks[n] = checkWire(c);
     }
@@ -1467,6 +1470,50 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+
+/**
+ * Subnets with a chain still bootstrapping (`state.bootstrapped[chain] === false`), sorted:
+ * the primary network for P, X and C, else the subnet the chain belongs to.
+ */
+function bootstrappingSubnets(state: FakeNodeState): string[] {
+  const out = new Set<string>();
+  for (const [chain, done] of Object.entries(state.bootstrapped)) {
+    if (done) continue;
+    if (chain === 'P' || chain === 'X' || chain === 'C') {
+      out.add(PRIMARY_NETWORK_ID);
+      continue;
+    }
+    const subnet =
+      state.blockchains.find((b) => b.id === chain)?.subnetId ??
+      Object.entries(state.subnets).find(([, sn]) => sn.chains.includes(chain))?.[0] ??
+      Object.entries(state.healthTags).find(([, names]) => names.includes(chain))?.[0] ??
+      // A chain of no known subnet still fails the check; name it by itself.
+      chain;
+    out.add(subnet);
+  }
+  return [...out].sort(compareBytes);
+}
+
+/**
+ * The `bootstrapped` check (health and readiness) consistent with `state.bootstrapped`, as
+ * AvalancheGo's `Subnets.Bootstrapping()` (chains/manager.go) reports it: while any chain
+ * bootstraps it fails with `subnets not bootstrapped` and lists the subnets still
+ * bootstrapping (the fixture's `unhealthy-bootstrapping-503` variant); once all are done the
+ * stored check is served as it is (passing with `[]` by default, but a test may store a
+ * failing one, e.g. "not yet run").
+ */
+function bootstrappedCheck(state: FakeNodeState, stored: FakeCheck): FakeCheck {
+  const subnets = bootstrappingSubnets(state);
+  if (subnets.length === 0) return stored;
+  const failing = stored.error !== undefined;
+  return {
+    ...stored,
+    message: subnets,
+    error: 'subnets not bootstrapped',
+    contiguousFailures: failing ? (stored.contiguousFailures ?? 1) : 1,
+    timeOfFirstFailure: (failing ? stored.timeOfFirstFailure : undefined) ?? stored.timestamp,
+  };
+}
 
 /** Shared by {@link FakeNode.failCheck} and the demo simulation. */
 export function failCheckIn(state: FakeNodeState, name: string, error: string): void {

@@ -31,17 +31,99 @@ export async function chainsOfSubnet(ctx: PollContext, subnetId: string): Promis
   return Object.keys(parsed.data.checks).filter((k) => BLOCKCHAIN_ID.test(k)).sort();
 }
 
-/** info.isBootstrapped for P, X, C and every chain of the watched subnets. */
+/**
+ * The `bootstrapped` health check in a passing state: no error, and a message
+ * that is an empty array (the list of subnets still bootstrapping, empty).
+ */
+const bootstrappedCheckPassing = z.object({ message: z.array(z.unknown()).length(0), error: z.null().optional() });
+/** Just enough of a /ext/health body to read the `bootstrapped` check and the names of the others. */
+const healthChecks = z.object({ checks: z.record(z.string(), z.unknown()), healthy: z.boolean() });
+
+/**
+ * Whether a /ext/health body says that every chain the node runs has finished
+ * bootstrapping, so that P, X, C and `subnetChains` need not be asked one by
+ * one. Pure.
+ *
+ * AvalancheGo (chains/manager.go) registers the application-wide health check
+ * `bootstrapped` as `Subnets.Bootstrapping()`: it passes with the message `[]`
+ * exactly when every chain of every subnet the node runs, the primary network's
+ * P, X and C included, has finished bootstrapping; otherwise it fails ("subnets
+ * not bootstrapped") and lists the subnets still bootstrapping. A chain never
+ * goes back to bootstrapping within one node process, and a restarted node
+ * starts its health results over (failing, or "not yet run"), so a passing
+ * result is never out of date. Only a failing one can be (the health worker
+ * runs the checks every 30 s by default), and then the chains are asked one
+ * by one, live.
+ *
+ * Anything else (no such check, a failing one, a message that is not an empty
+ * array, a body of another shape) answers false: the caller asks
+ * info.isBootstrapped as before. So does a watched subnet chain without a
+ * health check of its own: the `bootstrapped` check covers only the chains the
+ * node runs, and the chain lists are cached between slow refreshes, so a chain
+ * the node no longer runs (restarted with another configuration) must not be
+ * reported as bootstrapped on its word.
+ */
+export function healthSaysAllBootstrapped(body: unknown, subnetChains: readonly string[]): boolean {
+  const parsed = healthChecks.safeParse(body);
+  if (!parsed.success) return false;
+  const { checks } = parsed.data;
+  if (!bootstrappedCheckPassing.safeParse(checks['bootstrapped']).success) return false;
+  return subnetChains.every((chain) => Object.hasOwn(checks, chain));
+}
+
+/**
+ * The node's /ext/health body, or undefined when it cannot be read in time
+ * (transport failure, a status other than 200/503, not JSON, no answer within
+ * `waitMs`). Never throws: the health report only spares calls here, so its
+ * failure must not fail this source, and a hanging health endpoint must leave
+ * the info.isBootstrapped calls time to run. The health source GETs the same
+ * path in the same round and ctx.get is single-flight per round, so this
+ * costs no extra request.
+ */
+async function healthBody(ctx: PollContext, waitMs: number): Promise<unknown> {
+  const read = async (): Promise<unknown> => {
+    try {
+      const res = await ctx.get('/ext/health');
+      // 503 only says that some check fails; the body is the same report.
+      if (res.status !== 200 && res.status !== 503) return undefined;
+      return parseJsonBody(res.body, 'GET /ext/health');
+    } catch {
+      return undefined;
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, waitMs, undefined);
+  });
+  try {
+    return await Promise.race([read(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Bootstrap state of P, X, C and every chain of the watched subnets: all
+ * bootstrapped at once when the node's `bootstrapped` health check says so
+ * (see {@link healthSaysAllBootstrapped}), else info.isBootstrapped per chain.
+ */
 export const bootstrappedSource = defineSource<BootstrappedValue>({
   name: 'bootstrapped',
   async poll(ctx, previous) {
+    // Started first, alongside the chain lists; never rejects. Waited for at
+    // most half the time left, leaving the other half to the fallback calls.
+    const health = healthBody(ctx, Math.max(0, (ctx.deadline.at - Date.now()) / 2));
     let subnetChains = previous?.subnetChains ?? {};
     const refresh = ctx.round % SLOW_REFRESH_ROUNDS === 0 || ctx.node.watch.subnetIds.some((s) => !(s in subnetChains));
     if (refresh && ctx.node.watch.subnetIds.length > 0) {
       const lists = await Promise.all(ctx.node.watch.subnetIds.map((s) => chainsOfSubnet(ctx, s)));
       subnetChains = Object.fromEntries(ctx.node.watch.subnetIds.map((s, i) => [s, lists[i] ?? []]));
     }
-    const names = ['P', 'X', 'C', ...new Set(Object.values(subnetChains).flat())];
+    const l1Chains = [...new Set(Object.values(subnetChains).flat())];
+    const names = ['P', 'X', 'C', ...l1Chains];
+    if (healthSaysAllBootstrapped(await health, l1Chains)) {
+      return { chains: names.map((chain) => ({ chain, bootstrapped: true })), subnetChains };
+    }
     const answers = await Promise.all(
       names.map((chain) => ctx.rpc.call('/ext/info', 'info.isBootstrapped', { chain }, result, ctx.deadline)),
     );
