@@ -58,6 +58,8 @@ interface Plan {
   profile: boolean;
   /** Extra node options for the daemon processes (experiments, e.g. --max-semi-space-size=4). */
   daemonNodeOptions: string[];
+  /** Extra environment for the daemon processes (experiments, e.g. MALLOC_TRIM_THRESHOLD_=0). */
+  daemonEnv: Record<string, string>;
   /** Compile the project and run the children from JavaScript, as the exporter runs in production (else through tsx). */
   build: boolean;
   write: boolean;
@@ -71,6 +73,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--scenario=a|b|c ...] [--profi
   --scenario=X     run only scenario X (a: scrape, b: polling, c: 50 nodes); repeatable
   --profile        run the daemons under --cpu-prof and print where their CPU time goes (figures then carry the profiler's overhead; docs not written)
   --daemon-node-option=X  also start the daemon processes with node option X (an experiment; docs not written)
+  --daemon-env=K=V also start the daemon processes with environment variable K=V (an experiment; docs not written)
   --no-build       run the children through tsx instead of compiling first (faster start; the loader adds ~30 MB RSS)
   --write          write docs/performance.md even for a partial or quick run
   --no-write       do not write docs/performance.md
@@ -86,6 +89,7 @@ function makePlan(argv: string[]): Plan {
       profile: { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
       'daemon-node-option': { type: 'string', multiple: true },
+      'daemon-env': { type: 'string', multiple: true },
       write: { type: 'boolean' },
       'no-write': { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
@@ -106,7 +110,16 @@ function makePlan(argv: string[]): Plan {
   }
   const scenarios: ScenarioName[] = requested.length ? (['a', 'b', 'c'] as const).filter((s) => requested.includes(s)) : ['a', 'b', 'c'];
   const quick = values.quick;
-  const full = !quick && scenarios.length === 3 && !values.profile && !values['no-build'] && !values['daemon-node-option'];
+  const full = !quick && scenarios.length === 3 && !values.profile && !values['no-build'] && !values['daemon-node-option'] && !values['daemon-env'];
+  const daemonEnv: Record<string, string> = {};
+  for (const kv of values['daemon-env'] ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0) {
+      process.stderr.write(`--daemon-env wants K=V, got ${kv}\n${USAGE}`);
+      process.exit(2);
+    }
+    daemonEnv[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
   return {
     quick,
     scenarios,
@@ -123,6 +136,7 @@ function makePlan(argv: string[]): Plan {
     cSeconds: quick ? 30 : 60,
     profile: values.profile,
     daemonNodeOptions: values['daemon-node-option'] ?? [],
+    daemonEnv,
     build: !values['no-build'],
     write: values['no-write'] ? false : (values.write ?? full),
     strict: values.strict,
@@ -361,7 +375,7 @@ async function scenarioA(plan: Plan, logDir: string, profileDir: string): Promis
         interval: '1h',
         timeout: '10s',
       },
-      { logDir, nodeArgs: daemonNodeArgs(plan, profileDir, 'a'), env: DAEMON_RUNTIME_ENV },
+      { logDir, nodeArgs: daemonNodeArgs(plan, profileDir, 'a'), env: { ...DAEMON_RUNTIME_ENV, ...plan.daemonEnv } },
     );
     track(d.child);
     const st = await d.child.request<DaemonStatus>('waitReady', { timeoutMs: 60_000 }, 90_000);
@@ -479,7 +493,7 @@ async function scenarioB(plan: Plan, logDir: string, profileDir: string): Promis
         // Every source in every round, info.peers included: the whole poll, not the steady state's average.
         peersInterval: '0s',
       },
-      { logDir, nodeArgs: daemonNodeArgs(plan, profileDir, 'b'), env: DAEMON_RUNTIME_ENV },
+      { logDir, nodeArgs: daemonNodeArgs(plan, profileDir, 'b'), env: { ...DAEMON_RUNTIME_ENV, ...plan.daemonEnv } },
     );
     track(d.child);
     const st = await d.child.request<DaemonStatus>('waitReady', { timeoutMs: 60_000 }, 90_000);
@@ -583,7 +597,7 @@ async function scenarioC(plan: Plan, logDir: string, profileDir: string): Promis
         interval: plan.cInterval,
         timeout: '10s',
       },
-      { logDir, nodeArgs: daemonNodeArgs(plan, profileDir, 'c'), startTimeoutMs: 120_000, env: DAEMON_RUNTIME_ENV },
+      { logDir, nodeArgs: daemonNodeArgs(plan, profileDir, 'c'), startTimeoutMs: 120_000, env: { ...DAEMON_RUNTIME_ENV, ...plan.daemonEnv } },
     );
     track(d.child);
     const st = await d.child.request<DaemonStatus>('waitReady', { timeoutMs: 90_000 }, 120_000);
@@ -738,7 +752,7 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
   const endLoad = os.loadavg().map((l) => l.toFixed(2)).join(' ');
   out.push(
     `Machine: ${m.cpu}, ${m.cores} cores, ${f(m.memGiB, 0)} GiB, ${m.os}; Node ${m.node}; load average (1/5/15 min) ${m.loadAvg} at the start, ${endLoad} at the end.`,
-    `Run: ${startedAt.toISOString()}, ${plan.quick ? 'quick' : 'full'}${plan.profile ? ', under --cpu-prof' : ''}${plan.build ? '' : ', children through tsx'}${plan.daemonNodeOptions.length ? `, daemon with ${plan.daemonNodeOptions.join(' ')}` : ''}, scenarios ${plan.scenarios.join(', ').toUpperCase()}, ${f(seconds, 0)} s.`,
+    `Run: ${startedAt.toISOString()}, ${plan.quick ? 'quick' : 'full'}${plan.profile ? ', under --cpu-prof' : ''}${plan.build ? '' : ', children through tsx'}${plan.daemonNodeOptions.length ? `, daemon with ${plan.daemonNodeOptions.join(' ')}` : ''}${Object.keys(plan.daemonEnv).length ? `, daemon env ${Object.entries(plan.daemonEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}, scenarios ${plan.scenarios.join(', ').toUpperCase()}, ${f(seconds, 0)} s.`,
     '',
     '### Targets',
     '',
@@ -805,7 +819,7 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
           ['renders (one per round expected)', String(r.renders)],
           ['one render alone, after the rounds, nothing cached (CPU / wall); with every value cached (CPU)', `${f(b.renderCost.cpuMsPerRender, 1)} / ${f(b.renderCost.wallMsPerRender, 1)} ms; ${f(b.renderCost.cachedCpuMsPerRender, 1)} ms`],
           [
-            `synchronous steps on getCurrentValidators (${mb(b.steps.validatorsBytes)} MB), each alone: byte scan for the items (whole / one slice between yields); one batch of 200 items (decode + JSON.parse + zod + records)`,
+            `synchronous steps on getCurrentValidators (${mb(b.steps.validatorsBytes)} MB), each alone: byte scan for the items (whole / one slice between yields); one batch of 200 items (decode + JSON.parse + the fast reader, zod where it defers)`,
             `${f(b.steps.validatorsScan, 1)} / ${f(b.steps.validatorsScanSlice, 1)} ms; ${f(b.steps.validatorsBatch, 1)} ms`,
           ],
           [`synchronous steps on info.peers (${mb(b.steps.peersBytes)} MB): decode + JSON.parse / zod`, `${f(b.steps.peersDecodeParse, 1)} / ${f(b.steps.peersValidate, 1)} ms`],
