@@ -70,14 +70,21 @@ export interface Exposition {
 const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
 const METRIC_INDEX = new Map<string, number>(METRIC_NAMES.map((n, i) => [n, i]));
 /** Each metric's HELP and TYPE lines, ready to write. */
-const HEADERS = METRIC_NAMES.map((name) => Buffer.from(`# HELP ${name} ${escapeHelp(METRICS[name].help)}\n# TYPE ${name} ${METRICS[name].type}\n`, 'utf8'));
+const HEADERS = METRIC_NAMES.map((name) => `# HELP ${name} ${escapeHelp(METRICS[name].help)}\n# TYPE ${name} ${METRICS[name].type}\n`);
 
 /** Escaped label values kept across renders before the memo starts over (a bound for label values that churn). */
 const MAX_ESCAPE_CACHE = 200_000;
 
 /** One metric's series of one group: its lines, and each line's `{labels}` part (what duplicates are found by). */
 interface MetricPart {
-  text: Buffer;
+  /**
+   * A string, not a Buffer: the text is copied into one Buffer when joined
+   * anyway, and a string is memory in the JS heap, where the garbage
+   * collector counts it, rather than outside it, where a render's worth of
+   * dead parts per round would pile up until an external-memory limit
+   * forces a full collection.
+   */
+  text: string;
   bodies: string[];
   /**
    * The value of the metric's first label when every series of the part has
@@ -188,7 +195,7 @@ async function formatGroup(samples: readonly Sample[], escaped: Map<string, stri
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
     if (l === undefined) continue;
-    metrics[m] = { text: Buffer.from(l, 'utf8'), bodies: bodies[m] as string[], key: keys[m] };
+    metrics[m] = { text: l, bodies: bodies[m] as string[], key: keys[m] };
     present.push(m);
   }
   return { metrics, present, rejected, duplicates };
@@ -198,7 +205,7 @@ async function formatGroup(samples: readonly Sample[], escaped: Map<string, stri
  * Formats metric `m` of a group again, leaving out the series in `seen`
  * (written by earlier groups) and adding the kept ones to it.
  */
-function reformatWithout(samples: readonly Sample[], m: number, seen: Set<string>, escaped: Map<string, string>): { text: Buffer; count: number } {
+function reformatWithout(samples: readonly Sample[], m: number, seen: Set<string>, escaped: Map<string, string>): { text: string; count: number } {
   const name = METRIC_NAMES[m] as MetricName;
   const names = METRICS[name].labels;
   let text = '';
@@ -211,16 +218,26 @@ function reformatWithout(samples: readonly Sample[], m: number, seen: Set<string
     text += `${name}${body} ${formatValue(s.value)}\n`;
     count++;
   }
-  return { text: Buffer.from(text, 'utf8'), count };
+  return { text, count };
+}
+
+/** The strings one after the other, UTF-8 encoded into one Buffer (no intermediate copies). */
+function joinUtf8(parts: readonly string[]): Buffer {
+  let size = 0;
+  for (const p of parts) size += Buffer.byteLength(p, 'utf8');
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const p of parts) at += out.write(p, at, 'utf8');
+  return out;
 }
 
 /** An exposition whose text is joined, and gzipped, when first asked for. */
-function lazyExposition(parts: Buffer[] | undefined, series: number): Exposition {
+function lazyExposition(parts: string[] | undefined, series: number): Exposition {
   let text: Buffer | undefined;
   let zipped: Promise<Buffer> | undefined;
   const textOf = (): Buffer => {
     if (text === undefined) {
-      text = Buffer.concat(parts as Buffer[]);
+      text = joinUtf8(parts as string[]);
       parts = undefined; // the joined copy is all that is needed now
     }
     return text;
@@ -300,14 +317,14 @@ export class ExpositionRenderer {
     // group is formatted again without it (rare: sources label their series apart).
     const byMetric: number[][] = METRIC_NAMES.map(() => []);
     for (let gi = 0; gi < rendered.length; gi++) for (const m of (rendered[gi] as RenderedGroup).present) (byMetric[m] as number[]).push(gi);
-    const parts: Buffer[] = [];
+    const parts: string[] = [];
     let series = 0;
     const seen = new Set<string>();
     const keys = new Set<string>();
     for (let m = 0; m < METRIC_NAMES.length; m++) {
       const contributors = byMetric[m] as number[];
       if (contributors.length === 0) continue;
-      parts.push(HEADERS[m] as Buffer);
+      parts.push(HEADERS[m] as string);
       // Whether every part has its own first-label value: then no series can be in two parts.
       let apart = contributors.length > 1;
       keys.clear();
