@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PORT } from '../src/config/load.js';
 import { eventually, valueOf, seriesOf } from './helpers/daemon.js';
 import { ROOT } from './helpers/promql-contract.js';
+import { DAEMON_RUNTIME_ENV } from '../src/tools/bench/runtime-env.js';
 
 interface Instruction {
   cmd: string;
@@ -139,6 +140,20 @@ describe('Dockerfile', () => {
     const outDir = (JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: { outDir: string } }).compilerOptions.outDir;
     expect(posix.normalize(outDir)).toBe(posix.dirname(BIN));
     expect(pkg.scripts['build']).toBe('tsc -p tsconfig.build.json');
+  });
+
+  it('sets the runtime environment the benchmark measures, as the systemd unit does', () => {
+    // docs/performance.md is measured with DAEMON_RUNTIME_ENV; both shipped ways to run the daemon must set the same.
+    const imageEnv: Record<string, string> = {};
+    for (const i of finalOf('ENV')) Object.assign(imageEnv, keyValues(i.args));
+    const unit = readFileSync(join(ROOT, 'examples/systemd/avax-exporter.service'), 'utf8');
+    const unitEnv: Record<string, string> = {};
+    for (const m of unit.matchAll(/^Environment=([\w.-]+)=(.*)$/gm)) unitEnv[m[1] as string] = (m[2] as string).trim();
+    expect(Object.keys(DAEMON_RUNTIME_ENV).length).toBeGreaterThan(0);
+    for (const [k, v] of Object.entries(DAEMON_RUNTIME_ENV)) {
+      expect(imageEnv[k], `Dockerfile ENV ${k}`).toBe(v);
+      expect(unitEnv[k], `systemd Environment=${k}`).toBe(v);
+    }
   });
 
   it('EXPOSEs the default port and listens on it', () => {

@@ -30,6 +30,7 @@ import type { DaemonInfo, DaemonStatus, MemoryBreakdown, RenderCost, RoundsResul
 import type { ServerInfo } from './role-servers.js';
 import { L1_SUBNET_ID, MAINNET } from './world.js';
 import { formatProfileSummary, summarizeProfileFile } from './cpuprofile.js';
+import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
 
 // ---------------------------------------------------------------------------------------------
 // Plan
@@ -236,12 +237,6 @@ async function withChildren<T>(fn: (track: (c: BenchChild) => BenchChild) => Pro
   }
 }
 
-/**
- * The environment the shipped runtimes give the daemon (Dockerfile ENV, the
- * systemd unit's Environment=): glibc's malloc keeps at most two arenas, so the
- * threads that gzip and parse do not each hold their own; measured as run.
- */
-export const DAEMON_RUNTIME_ENV = { MALLOC_ARENA_MAX: '2' };
 
 function daemonNodeArgs(plan: Plan, profileDir: string, scenario: ScenarioName): string[] {
   const prof = plan.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=daemon-${scenario}.cpuprofile`] : [];
@@ -888,7 +883,7 @@ What is measured (issue 6):
 - **B. Polling.** Poll rounds of the same node driven back to back in the daemon process, each followed by its render and by what the first scrape after it costs (the text joined and gzipped once), with every source asked in every round (\`poll.peers_interval\` 0s: the whole poll, not the steady state's average): CPU per round, event-loop delay (\`perf_hooks.monitorEventLoopDelay\`, less the monitor's own 10 ms interval) while they run, GC pauses, memory after them, and the calls the fake node received per round. Then, with polling idle, the poll's synchronous steps on the real answers and one render, each timed alone.
 - **C. Scale.** One daemon polling 50 simulated nodes every 15 s for a fixed window (a whole number of intervals), scraped every 5 s, with the defaults an operator gets (info.peers at most once a minute, the validator set's stake downloaded once per network and shared).
 
-How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with \`MALLOC_ARENA_MAX=2\`, as the Docker image and the systemd unit set it), the fake nodes in another, the load client in the parent. A server's CPU time is its process's own, from the kernel (\`/proc/<pid>/task/*/schedstat\`, all threads), never the client's or the upstream's. The simulated world is 1,800 primary validators with one delegation each on average, an L1 with 30 validators, 2,000 peers and the full health report, from the project's FakeNode (\`generateValidators\`, \`generatePeers\`); the fake nodes keep idle connections 120 s as AvalancheGo does. autocannon's copy of every response body into a string is switched off: the bench checks no bodies, and for gzip bodies that copy made the client the bottleneck.
+How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with ${Object.entries(DAEMON_RUNTIME_ENV).map(([k, v]) => `\`${k}=${v}\``).join(', ')}, the environment the Docker image and the systemd unit set, see src/tools/bench/runtime-env.ts), the fake nodes in another, the load client in the parent. A server's CPU time is its process's own, from the kernel (\`/proc/<pid>/task/*/schedstat\`, all threads), never the client's or the upstream's. The simulated world is 1,800 primary validators with one delegation each on average, an L1 with 30 validators, 2,000 peers and the full health report, from the project's FakeNode (\`generateValidators\`, \`generatePeers\`); the fake nodes keep idle connections 120 s as AvalancheGo does. autocannon's copy of every response body into a string is switched off: the bench checks no bodies, and for gzip bodies that copy made the client the bottleneck.
 
 The machine is small and shared (2 cores, other work on it, and the load client itself takes a core), so the scrape targets are ratios measured in the same run; the polling tables say how long the daemon's event-loop thread waited for a CPU, and the header gives the machine's load average. Absolute CPU and latency figures move by 20-50 % between runs with the machine's load.
 
