@@ -14,6 +14,7 @@ import { SCAN_SLICE, splitJsonArray } from '../../http/json-array-split.js';
 import { peersResult } from '../../sources/peers.js';
 import { startDaemon } from '../../daemon.js';
 import { createLogger } from '../../log.js';
+import { tuneHeap } from '../../runtime/heap-tuning.js';
 import type { Role } from './child.js';
 
 /** Arguments of the daemon role (file-shaped config pieces). */
@@ -230,6 +231,8 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
     if (!(err instanceof ConfigError) || !err.problems.some((p) => p.includes('data_api'))) throw err;
     config = buildConfig(fileShaped);
   }
+  // As cli.ts does before it starts the daemon: the benchmark measures the daemon as it runs.
+  tuneHeap();
   const daemon = await startDaemon(config, { logger: createLogger({ level: 'warn', format: 'json' }) });
 
   const totals = () => {
