@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExporterServer, type ServerOptions } from '../../src/server/server.js';
-import { WebConfigError, loadWebConfig, BasicAuth } from '../../src/server/web-config.js';
+import { WebConfigError, loadWebConfig, BasicAuth, DUMMY_HASH } from '../../src/server/web-config.js';
 import type { Exposition } from '../../src/exposition/render.js';
 
 const EXPOSITION: Exposition = { text: Buffer.from('avax_exporter_ready 1\n'), gzip: async () => gzipSync('avax_exporter_ready 1\n'), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
@@ -185,6 +185,10 @@ unknown_section: 1
     // Unknown user and missing header still ran a comparison (against a dummy hash); the known user against hers.
     expect(compared).toHaveLength(3);
     expect(compared[0]).not.toBe(hash);
+    expect(compared[0]).toBe(DUMMY_HASH);
+    // As costly as a typical user's hash: a real cost-10 bcrypt hash, whose password is not the one tried.
+    expect(bcrypt.getRounds(DUMMY_HASH)).toBe(10);
+    expect(bcrypt.compareSync('pw', DUMMY_HASH)).toBe(false);
     expect(compared[1]).toBe(compared[0]);
     expect(compared[2]).toBe(hash);
     expect(await auth.check(basic('alice:pw'))).toBe(true);
