@@ -6,6 +6,7 @@ import { DataApiClient, DataApiHttpError, type DataApiClientOptions } from '../s
 import { TokenBucket } from '../src/data-api/token-bucket.js';
 import { dataApiBlocksSource, dataApiNodeBlocksSource, dataApiValidatorsSource, validationItem, type DataApiContext } from '../src/data-api/sources.js';
 import { failure } from './helpers/upstream.js';
+import { setMaxListeners } from 'node:events';
 import type { Deadline } from '../src/http/json-rpc.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { createLogger } from '../src/log.js';
@@ -33,8 +34,11 @@ afterEach(async () => {
   await api.restart();
 });
 
+/** A round's deadline as the scheduler makes it: one signal every request and slot wait of the round listens to, so no listener cap. */
 function deadline(ms: number): Deadline {
-  return { signal: AbortSignal.timeout(ms), at: Date.now() + ms };
+  const signal = AbortSignal.timeout(ms);
+  setMaxListeners(0, signal);
+  return { signal, at: Date.now() + ms };
 }
 
 function client(opts: Partial<DataApiClientOptions> = {}): DataApiClient {
