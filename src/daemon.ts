@@ -9,7 +9,7 @@ import { StateStore, type StateTransition } from './state/store.js';
 import { NODE_SOURCES, IDENTITY_SOURCE, CONFIGURED_NODE_SOURCES, sourceMinIntervals } from './sources/index.js';
 import { SLOW_REFRESH_ROUNDS, type SourceDef } from './sources/source.js';
 import { NetworkShared } from './sources/network-shared.js';
-import { NodePoller, type PollerHandle } from './scheduler.js';
+import { NodePoller, startSpread, type PollerHandle } from './scheduler.js';
 import { SampleAssembler } from './exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from './exposition/render.js';
 import { createExporterServer } from './server/server.js';
@@ -55,6 +55,12 @@ export interface Daemon {
   pollNow(): Promise<void>;
   /** Resolves after the next render that follows `rounds` more completed rounds of every node. */
   waitForRounds(rounds?: number): Promise<void>;
+  /**
+   * How fresh /metrics is: for each recent render that followed a completed
+   * round (the last 1,024), the milliseconds from the end of the earliest
+   * round it took in to the moment it was served, oldest first.
+   */
+  freshnessLagsMs(): readonly number[];
   /** Stops polling, finishes in-flight responses and closes the server. */
   stop(): Promise<void>;
 }
@@ -85,6 +91,9 @@ function restartOnlyChanges(a: Config, b: Config): string[] {
   if (a.demo !== b.demo) out.push('demo');
   return out;
 }
+
+/** Freshness lags kept for freshnessLagsMs(). */
+const MAX_FRESHNESS_LAGS = 1_024;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -160,6 +169,9 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   let rendering: Promise<void> | undefined;
   let dirty = false;
   let renders = 0;
+  // performance.now() at the end of the earliest round that no served render includes yet.
+  let unservedRoundEnd: number | undefined;
+  const freshnessLags: number[] = [];
   const renderWaiters: { afterRender: number; resolve: () => void }[] = [];
   // Readiness and round waits are about the nodes: the Data API is a third party that starts after them.
   const roundsDone = () => nodePollers.every((p) => p.completedRounds > 0);
@@ -188,14 +200,26 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       ],
     });
   const renderNow = async () => {
+    const covers = unservedRoundEnd;
+    unservedRoundEnd = undefined;
     const nowMs = Date.now();
     const ready = roundsDone();
     store.expire(nowMs, config.poll.maxAgeMs, maxAgeByNode, minIntervals);
     // The series count of the exposition being replaced: the new one's is only known once it is rendered.
     const prevSeries = exposition?.series ?? 0;
-    exposition = await renderer.renderGroups(groupsAt(nowMs, ready, prevSeries));
+    try {
+      exposition = await renderer.renderGroups(groupsAt(nowMs, ready, prevSeries));
+    } catch (err) {
+      // Nothing new was served: the next render is still the one that makes these rounds visible.
+      if (covers !== undefined) unservedRoundEnd = Math.min(covers, unservedRoundEnd ?? covers);
+      throw err;
+    }
     lastRender = { nowMs, ready, prevSeries };
     servedReady = ready;
+    if (covers !== undefined) {
+      freshnessLags.push(performance.now() - covers);
+      if (freshnessLags.length > MAX_FRESHNESS_LAGS) freshnessLags.splice(0, freshnessLags.length - MAX_FRESHNESS_LAGS);
+    }
     if (renderer.rejected > 0) logger.error({ rejected: renderer.rejected }, 'samples did not match their metric definitions');
     renders++;
     for (const w of renderWaiters.splice(0)) {
@@ -228,6 +252,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   let wasReady = false;
   const roundWaiters: { target: number; resolve: () => void }[] = [];
   const onRound = (name: string, transitions: StateTransition[]) => {
+    unservedRoundEnd ??= performance.now();
     for (const t of transitions) logTransition(logger, t);
     if (dataApi && name !== DATA_API_POLLER_NAME) {
       const blocked = dataApi.nodesProgressed();
@@ -340,7 +365,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       if (dataApi) created.push(dataApi);
     }
     pollers = [...nodePollers, ...(dataApi ? [dataApi] : [])];
-    if (opts.autoStart !== false) for (const p of created) p.start();
+    if (opts.autoStart !== false) startSpread(created, next.poll.intervalMs);
     logger.level = next.log.level;
     return `configuration reloaded: ${kept.size} node(s) unchanged, ${created.filter((p) => p !== dataApi).length} started, ${removed.length} removed`;
   };
@@ -421,7 +446,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   const host = config.web.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   logger.info({ address: `${config.web.host ?? ''}:${port}`, telemetry_path: config.web.telemetryPath, nodes: nodes.map((n) => n.name) }, 'listening');
-  if (opts.autoStart !== false) for (const p of pollers) p.start();
+  if (opts.autoStart !== false) startSpread(pollers, config.poll.intervalMs);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -446,6 +471,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       const target = Math.min(...nodePollers.map((p) => p.completedRounds)) + rounds;
       return new Promise<void>((resolve) => roundWaiters.push({ target, resolve }));
     },
+    freshnessLagsMs: () => freshnessLags.slice(),
     stop() {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

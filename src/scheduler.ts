@@ -58,7 +58,8 @@ function classifyPollError(err: unknown, aborted: boolean): UpstreamError {
 export interface PollerHandle {
   readonly name: string;
   readonly completedRounds: number;
-  start(): void;
+  /** Starts polling, the first round after `delayMs` (default at once). */
+  start(delayMs?: number): void;
   stop(): Promise<void>;
 }
 
@@ -84,10 +85,10 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
     return this.opts.name;
   }
 
-  /** Starts polling now. */
-  start(): void {
+  /** Starts polling: the first round after `delayMs` (default at once), then every interval. */
+  start(delayMs = 0): void {
     this.#stopped = false;
-    this.#schedule(0);
+    this.#schedule(delayMs);
   }
 
   #schedule(delayMs: number): void {
@@ -225,6 +226,25 @@ export function getForRound(
     }
     return answer;
   };
+}
+
+/** Most time between the first rounds of two pollers started together (see startSpread). */
+export const START_SPACING_MS = 50;
+
+/**
+ * Starts pollers one after the other rather than all at once: the i-th
+ * first round begins i × spacing after the first, spacing being
+ * START_SPACING_MS or less, so that every first round begins within half an
+ * interval. Started together, a fleet's first rounds hold every node's
+ * answers (info.peers is 0.6 MB on mainnet) in memory at the same moment:
+ * 50 mainnet nodes at once raised the daemon's peak RSS by about 90 MB over
+ * its steady state. Spread, one node's round is mostly done before the next
+ * begins, and the rounds stay spread afterwards, since each next round is
+ * timed from its poller's previous one.
+ */
+export function startSpread(pollers: readonly PollerHandle[], intervalMs: number): void {
+  const spacing = pollers.length > 1 ? Math.min(START_SPACING_MS, intervalMs / 2 / (pollers.length - 1)) : 0;
+  pollers.forEach((p, i) => p.start(Math.round(i * spacing)));
 }
 
 /** A poller for one AvalancheGo node, with the facts it learned about the node. */

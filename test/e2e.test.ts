@@ -7,6 +7,7 @@ import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
 import { NODE_SOURCES } from '../src/sources/index.js';
 import { FAILURE_REASONS } from '../src/http/errors.js';
+import { START_SPACING_MS, startSpread, type PollerHandle } from '../src/scheduler.js';
 import { eventually, scrape, scrapeGzipRaw, seriesOf, perTestResources, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
@@ -273,5 +274,44 @@ describe('upstream calls', () => {
     expect(counts.get('info.upgrades') ?? 0).toBe(0);
     // Read-only: no admin method, nothing that changes state.
     expect(node.calls.every((c) => !c.rpcMethod?.startsWith('admin.'))).toBe(true);
+  });
+
+  it('nodes started together begin their first rounds one after another, not at once', async () => {
+    const fleet = await Promise.all([0, 1, 2, 3].map(() => fakeNode()));
+    const { daemon } = await daemonFor({ nodes: fleet.map((n, i) => ({ name: `n${i}`, url: n.url })) });
+    await waitUntilAllUp(daemon);
+    // Each node's first request, in config order. The rounds begin START_SPACING_MS apart (the unit
+    // tests below pin the delays); a request takes its own few ms to arrive, hence the margin.
+    const firsts = fleet.map((n) => Math.min(...n.calls.map((c) => c.at)));
+    for (let i = 1; i < firsts.length; i++) expect((firsts[i] as number) - (firsts[i - 1] as number)).toBeGreaterThanOrEqual(START_SPACING_MS / 2);
+  });
+});
+
+describe('startSpread', () => {
+  const record = (n: number) => {
+    const delays: number[] = [];
+    const pollers = Array.from({ length: n }, (_, i): PollerHandle => ({ name: `p${i}`, completedRounds: 0, start: (d = 0) => void delays.push(d), stop: async () => {} }));
+    return { pollers, delays };
+  };
+
+  it('one poller starts at once', () => {
+    const { pollers, delays } = record(1);
+    startSpread(pollers, 15_000);
+    expect(delays).toEqual([0]);
+  });
+
+  it('a few pollers start START_SPACING_MS apart, in order', () => {
+    const { pollers, delays } = record(4);
+    startSpread(pollers, 15_000);
+    expect(delays).toEqual([0, 1, 2, 3].map((i) => i * START_SPACING_MS));
+  });
+
+  it('a large fleet closes up, so every first round begins within half an interval', () => {
+    const { pollers, delays } = record(1_000);
+    startSpread(pollers, 15_000);
+    expect(delays[0]).toBe(0);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(7_500);
+    expect(Math.max(...delays)).toBeGreaterThan(7_400);
+    for (let i = 1; i < delays.length; i++) expect((delays[i] as number) >= (delays[i - 1] as number)).toBe(true);
   });
 });

@@ -231,4 +231,33 @@ describe('cached exposition', () => {
       expect(valueOf(await scrape(daemon), 'avax_chain_height', { node: 'n', chain: 'C' })).toBe(expected);
     }
   });
+
+  it('is served within 50 ms of the end of the round that saw the change, by the clock of the daemon and of the node', async () => {
+    const node = await FakeNode.start();
+    cleanup.push(() => node.stop());
+    // Rounds on the scheduler's own timers, as in production.
+    const { daemon } = await startTestDaemon({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '200ms', timeout: '150ms' } });
+    cleanup.push(() => daemon.stop());
+    await waitUntilAllUp(daemon);
+    const before = daemon.freshnessLagsMs().length;
+    for (let i = 1; i <= 5; i++) {
+      node.state.heights.C += 1n;
+      const expected = Number(node.state.heights.C);
+      node.clearCalls();
+      // The first render after a round that began after the change.
+      await daemon.waitForRounds(2);
+      const servedAt = Date.now();
+      // The node's side: the last request of the round was answered before the round could end,
+      // so from it to the serving is an upper bound on the lag, measured outside the daemon.
+      const lastCall = Math.max(...node.calls.map((c) => c.at));
+      expect(servedAt - lastCall).toBeLessThanOrEqual(50);
+      expect(valueOf(await scrape(daemon), 'avax_chain_height', { node: 'n', chain: 'C' })).toBe(expected);
+    }
+    const lags = daemon.freshnessLagsMs().slice(before);
+    expect(lags.length).toBeGreaterThanOrEqual(10);
+    for (const lag of lags) {
+      expect(lag).toBeGreaterThan(0);
+      expect(lag).toBeLessThanOrEqual(50);
+    }
+  });
 });
