@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BenchChild, killAllChildren, useCompiledChildren } from './ipc.js';
 import type { CallCounts, FakeInfo } from './role-fake.js';
-import type { DaemonInfo, DaemonStatus, MemoryBreakdown, RenderCost, RoundsResult, SyncSteps } from './role-daemon.js';
+import type { DaemonInfo, DaemonStatus, MemoryBreakdown, Percentiles, RenderCost, RoundsResult, SyncSteps } from './role-daemon.js';
 import type { ServerInfo } from './role-servers.js';
 import { L1_SUBNET_ID, MAINNET } from './world.js';
 import { formatProfileSummary, summarizeProfileFile } from './cpuprofile.js';
@@ -553,8 +553,12 @@ interface CResult {
   failures: number;
   rssBytes: number;
   maxRssBytes: number;
+  /** Peak RSS when the daemon became ready: what the first rounds, all at once, cost. */
+  readyMaxRssBytes: number;
   heapUsedBytes: number;
   renders: number;
+  /** Round end to render served, over the window's renders. */
+  freshness: Percentiles;
   renderCost: RenderCost;
   memory: MemoryBreakdown;
   scrapes: number;
@@ -597,6 +601,7 @@ async function scenarioC(plan: Plan, logDir: string, profileDir: string): Promis
     track(d.child);
     const st = await d.child.request<DaemonStatus>('waitReady', { timeoutMs: 90_000 }, 120_000);
     if (st.sourcesDown.length) throw new Error(`C: sources down after the first round: ${st.sourcesDown.slice(0, 5).join('; ')}`);
+    const readyUsage = await d.child.usage();
     log(`C: ready (${st.series} series); measuring for ${plan.cSeconds} s with a gzip scrape every ${C_SCRAPE_EVERY_S} s`);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const url = `${d.info.url}/metrics`;
@@ -623,6 +628,7 @@ async function scenarioC(plan: Plan, logDir: string, profileDir: string): Promis
     const end = await d.child.request<DaemonStatus>('status');
     const usage = await d.child.usage();
     const memory = await d.child.request<MemoryBreakdown>('memory');
+    const freshness = await d.child.request<Percentiles>('freshness', { last: end.renders - st.renders });
     // After the window: what one render of this exposition costs.
     const renderCost = await d.child.request<RenderCost>('renderCost', { count: 5 }, 60_000);
     latencies.sort((a, b) => a - b);
@@ -642,8 +648,10 @@ async function scenarioC(plan: Plan, logDir: string, profileDir: string): Promis
       failures: end.failures - st.failures,
       rssBytes: usage.rssBytes,
       maxRssBytes: usage.maxRssBytes,
+      readyMaxRssBytes: readyUsage.maxRssBytes,
       heapUsedBytes: usage.heapUsedBytes,
       renders: end.renders - st.renders,
+      freshness,
       renderCost,
       memory,
       scrapes: latencies.length,
@@ -729,6 +737,7 @@ function targetsOf(plan: Plan, res: Results): Target[] {
   if (b) {
     const r = b.rounds;
     t.push({ scenario: 'B', what: `event-loop delay p99 during mainnet-sized polls (resolution ${r.eld.resolutionMs} ms)`, measured: `${f(r.eld.p99, 1)} ms (max ${f(r.eld.max, 1)})`, limit: '<= 20 ms', pass: r.eld.p99 <= 20 });
+    t.push({ scenario: 'B', what: 'a state change on /metrics after the poll round that saw it, p99', measured: `${f(r.freshness.p99, 1)} ms (max ${f(r.freshness.max, 1)})`, limit: '<= 50 ms', pass: r.freshness.count > 0 && r.freshness.p99 <= 50 });
     t.push({ scenario: 'B', what: 'CPU per poll round (poll + render)', measured: `${f(r.cpuMs / r.rounds, 1)} ms`, limit: '<= 150 ms', pass: r.cpuMs / r.rounds <= 150 });
     t.push({ scenario: 'B', what: `RSS after ${r.rounds} rounds`, measured: `${mb(r.rssBytes)} MB (peak ${mb(r.maxRssBytes)})`, limit: '<= 150 MB', pass: r.rssBytes <= 150 * 2 ** 20 });
     t.push({ scenario: 'B', what: 'upstream calls per round of the same method and params', measured: `${f(b.calls.maxPerRound, 2)}`, limit: '<= 1', pass: b.calls.maxPerRound <= 1.0001 });
@@ -736,7 +745,8 @@ function targetsOf(plan: Plan, res: Results): Target[] {
   }
   if (c) {
     t.push({ scenario: 'C', what: `CPU, ${c.nodes} nodes at ${plan.cInterval}, averaged over ${f(c.seconds, 0)} s`, measured: `${f(c.cpuPct, 2)} % of a core`, limit: '<= 5 %', pass: c.cpuPct <= 5 });
-    t.push({ scenario: 'C', what: 'RSS', measured: `${mb(c.rssBytes)} MB (peak ${mb(c.maxRssBytes)})`, limit: '<= 200 MB', pass: c.rssBytes <= 200 * 2 ** 20 });
+    // The peak, start-up included: what a container's memory limit has to allow.
+    t.push({ scenario: 'C', what: 'RSS, at its peak since start-up', measured: `${mb(c.maxRssBytes)} MB (at the end ${mb(c.rssBytes)})`, limit: '<= 200 MB', pass: c.maxRssBytes <= 200 * 2 ** 20 });
     t.push({ scenario: 'C', what: 'failed polls and scrapes', measured: String(c.failures + c.scrapeErrors), limit: '0', pass: c.failures + c.scrapeErrors === 0 });
   }
   return t;
@@ -809,7 +819,8 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
           ['  of which the poll (requests, JSON, validation, state)', `${f(r.pollCpuMs / r.rounds, 1)} ms`],
           ['  of which the render after it (collect, format) and the first scrape\'s text join and gzip', `${f(r.renderCpuMs / r.rounds, 1)} ms`],
           ['round wall time p50 / p99', `${f(r.roundWallP50, 1)} / ${f(r.roundWallP99, 1)} ms`],
-          ['render wall time p50 / p99', `${f(r.renderWallP50, 1)} / ${f(r.renderWallP99, 1)} ms`],
+          ['a change on /metrics after the round that saw it: served (the daemon\'s own lag, round end to render served) p50 / p99 / max', `${f(r.freshness.p50, 1)} / ${f(r.freshness.p99, 1)} / ${f(r.freshness.max, 1)} ms`],
+          ['  and with the first gzip scrape\'s compression done (round end to gzip ready) p50 / p99', `${f(r.renderWallP50, 1)} / ${f(r.renderWallP99, 1)} ms`],
           [`event-loop delay p50 / p99 / max (resolution ${r.eld.resolutionMs} ms, ${r.eld.samples} samples)`, `${f(r.eld.p50, 1)} / ${f(r.eld.p99, 1)} / ${f(r.eld.max, 1)} ms`],
           ['renders (one per round expected)', String(r.renders)],
           ['one render alone, after the rounds, nothing cached (CPU / wall); with every value cached (CPU)', `${f(b.renderCost.cpuMsPerRender, 1)} / ${f(b.renderCost.wallMsPerRender, 1)} ms; ${f(b.renderCost.cachedCpuMsPerRender, 1)} ms`],
@@ -860,8 +871,10 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
             })(),
           ],
           ['RSS / peak RSS / heap used', `${mb(c.rssBytes)} / ${mb(c.maxRssBytes)} / ${mb(c.heapUsedBytes)} MB`],
+          ['peak RSS by the time every node\'s first round was served (start-up)', `${mb(c.readyMaxRssBytes)} MB`],
           ['RSS breakdown (MB)', memoryLine(c.memory)],
           ['scrape latency p50 / max (gzip)', `${f(c.scrapeP50, 1)} / ${f(c.scrapeMax, 1)} ms (${c.scrapes} scrapes)`],
+          ['a node\'s change on /metrics after its round (round end to render served) p50 / p99 / max', `${f(c.freshness.p50, 1)} / ${f(c.freshness.p99, 1)} / ${f(c.freshness.max, 1)} ms (${c.freshness.count} renders)`],
           ['time the daemon\'s event-loop thread waited for a CPU (run-queue delay; the shared machine)', `${f(c.waitMs, 0)} ms (${f((c.waitMs / (c.seconds * 1000)) * 100, 1)} % of the window)`],
           ['failed polls / failed scrapes', `${c.failures} / ${c.scrapeErrors}`],
         ],
@@ -880,8 +893,8 @@ Written by \`npm run bench\` (src/tools/bench/main.ts) at the end of a full run;
 What is measured (issue 6):
 
 - **A. Scrape.** The daemon with \`--watch.all-validators\` (and one L1) against a mainnet-scale simulated node, scraped with autocannon over loopback at 1, 16 and 64 connections, plain and gzip. The same run measures a *static reference* (a server writing the same bytes from ready buffers: the limit) and a *baseline* (the same series in a plain prom-client registry rendered, and gzipped, per scrape: the straightforward way). The daemon does not poll during these runs, so the figures are the cost of scraping alone.
-- **B. Polling.** Poll rounds of the same node driven back to back in the daemon process, each followed by its render and by what the first scrape after it costs (the text joined and gzipped once), with every source asked in every round (\`poll.peers_interval\` 0s: the whole poll, not the steady state's average): CPU per round, event-loop delay (\`perf_hooks.monitorEventLoopDelay\`, less the monitor's own 10 ms interval) while they run, GC pauses, memory after them, and the calls the fake node received per round. Then, with polling idle, the poll's synchronous steps on the real answers and one render, each timed alone.
-- **C. Scale.** One daemon polling 50 simulated nodes every 15 s for a fixed window (a whole number of intervals), scraped every 5 s, with the defaults an operator gets (info.peers at most once a minute, the validator set's stake downloaded once per network and shared).
+- **B. Polling.** Poll rounds of the same node driven back to back in the daemon process, each followed by its render and by what the first scrape after it costs (the text joined and gzipped once), with every source asked in every round (\`poll.peers_interval\` 0s: the whole poll, not the steady state's average): CPU per round, event-loop delay (\`perf_hooks.monitorEventLoopDelay\`, less the monitor's own 10 ms interval) while they run, GC pauses, memory after them, the calls the fake node received per round, and how fresh /metrics is: the daemon's own lag from the end of a round to the render that holds it being served (\`Daemon.freshnessLagsMs\`). Then, with polling idle, the poll's synchronous steps on the real answers and one render, each timed alone.
+- **C. Scale.** One daemon polling 50 simulated nodes every 15 s for a fixed window (a whole number of intervals), scraped every 5 s, with the defaults an operator gets (info.peers at most once a minute, the validator set's stake downloaded once per network and shared, the nodes' first rounds started one after another): CPU, memory (and its peak at start-up), scrape latency and freshness.
 
 How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with ${Object.entries(DAEMON_RUNTIME_ENV).map(([k, v]) => `\`${k}=${v}\``).join(', ')}, the environment the Docker image and the systemd unit set, see src/tools/bench/runtime-env.ts), the fake nodes in another, the load client in the parent. A server's CPU time is its process's own, from the kernel (\`/proc/<pid>/task/*/schedstat\`, all threads), never the client's or the upstream's. The simulated world is 1,800 primary validators with one delegation each on average, an L1 with 30 validators, 2,000 peers and the full health report, from the project's FakeNode (\`generateValidators\`, \`generatePeers\`); the fake nodes keep idle connections 120 s as AvalancheGo does. autocannon's copy of every response body into a string is switched off: the bench checks no bodies, and for gzip bodies that copy made the client the bottleneck.
 

@@ -163,6 +163,20 @@ function watchGc(): () => GcStats {
   };
 }
 
+/** p50 / p99 / max of a set of figures, and how many there were. */
+export interface Percentiles {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** Percentiles of unsorted figures. */
+export function percentiles(xs: readonly number[]): Percentiles {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { count: sorted.length, p50: pct(sorted, 50), p99: pct(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
 /** Result of `rounds`. */
 export interface RoundsResult {
   rounds: number;
@@ -175,8 +189,11 @@ export interface RoundsResult {
   renderCpuMs: number;
   roundWallP50: number;
   roundWallP99: number;
+  /** From a round's end to its render served and the first gzip scrape's compression done. */
   renderWallP50: number;
   renderWallP99: number;
+  /** The daemon's own freshness lags (Daemon.freshnessLagsMs) of these rounds: round end to the new exposition served. */
+  freshness: Percentiles;
   eld: EldStats;
   gc: GcStats;
   renders: number;
@@ -278,6 +295,11 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
         return status();
       },
       memory: () => memoryBreakdown(),
+      /** Percentiles of the daemon's last `last` freshness lags (round end to render served). */
+      freshness(a: unknown): Percentiles {
+        const { last } = a as { last: number };
+        return percentiles(last > 0 ? daemon.freshnessLagsMs().slice(-last) : []);
+      },
       /** Times the poll's synchronous steps on the first node's real answers (call with polling idle). */
       async syncSteps(): Promise<SyncSteps> {
         const node = args.nodes[0];
@@ -385,6 +407,8 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
         }
         h.disable();
         const wallMs = performance.now() - t0;
+        // One render, so one lag, per measured round; the daemon keeps its last 1,024.
+        const freshness = percentiles(n > 0 ? daemon.freshnessLagsMs().slice(-n) : []);
         // Let the observer deliver the last entries.
         await new Promise((r) => setImmediate(r));
         const gc = stopGc();
@@ -402,6 +426,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
           roundWallP99: pct(roundWall, 99),
           renderWallP50: pct(renderWall, 50),
           renderWallP99: pct(renderWall, 99),
+          freshness,
           eld: eldStats(h, eldResolutionMs),
           gc,
           renders: rendersStarted - renders0,
