@@ -14,24 +14,11 @@ import { healthSaysAllBootstrapped } from '../src/sources/bootstrapped.js';
 import { defineSource } from '../src/sources/source.js';
 import { StateStore } from '../src/state/store.js';
 import { loadFixture } from './helpers/fixtures.js';
-import { perTestResources, scrape, valueOf, waitUntilAllUp, type TestDaemon } from './helpers/daemon.js';
+import { callsInOneRound, perTestResources, scrape, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;
 const L1_CHAIN = FIXTURE_IDS.l1ChainId;
 const { fakeNode, daemonFor } = perTestResources();
-
-/** Calls of the fake in one whole round: the log is emptied right after a round ends, read right after the next. */
-async function oneRound(node: FakeNode, daemon: TestDaemon['daemon']): Promise<(key: string) => number> {
-  await daemon.waitForRounds(1);
-  node.clearCalls();
-  await daemon.waitForRounds(1);
-  const counts = new Map<string, number>();
-  for (const c of node.calls) {
-    const key = c.rpcMethod ?? `${c.httpMethod} ${c.path}${c.query}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return (k) => counts.get(k) ?? 0;
-}
 
 const isBootstrappedChains = (node: FakeNode) =>
   node.calls.filter((c) => c.rpcMethod === 'info.isBootstrapped').map((c) => (c.params as { chain: string }).chain);
@@ -41,7 +28,7 @@ describe('bootstrapped from the health report', () => {
     const node = await fakeNode();
     const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url, watch: { subnet_ids: [L1] } }] });
     await waitUntilAllUp(daemon);
-    const perRound = await oneRound(node, daemon);
+    const perRound = await callsInOneRound(node, daemon);
     expect(perRound('info.isBootstrapped')).toBe(0);
     // Shared with the health source: one request for both.
     expect(perRound('GET /ext/health')).toBe(1);

@@ -8,7 +8,7 @@ import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
 import { NODE_SOURCES } from '../src/sources/index.js';
 import { FAILURE_REASONS } from '../src/http/errors.js';
 import { START_SPACING_MS, startSpread, type PollerHandle } from '../src/scheduler.js';
-import { eventually, scrape, scrapeGzipRaw, seriesOf, perTestResources, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { callsInOneRound, eventually, scrape, scrapeGzipRaw, seriesOf, perTestResources, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const L1 = FIXTURE_IDS.l1SubnetId;
@@ -249,16 +249,7 @@ describe('upstream calls', () => {
     const node = await fakeNode();
     const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url, watch: { subnet_ids: [L1] } }] });
     await waitUntilAllUp(daemon);
-    // waitForRounds resolves right after a round; the next one starts an interval later, so the log holds exactly one round.
-    await daemon.waitForRounds(1);
-    node.clearCalls();
-    await daemon.waitForRounds(1);
-    const counts = new Map<string, number>();
-    for (const c of node.calls) {
-      const key = c.rpcMethod ?? `${c.httpMethod} ${c.path}${c.query}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    const perRound = (k: string) => counts.get(k) ?? 0;
+    const perRound = await callsInOneRound(node, daemon);
     expect(perRound('info.getNetworkID')).toBe(1);
     expect(perRound('info.peers')).toBe(1);
     expect(perRound('info.uptime')).toBe(1);
@@ -270,8 +261,8 @@ describe('upstream calls', () => {
     expect(perRound('info.isBootstrapped')).toBe(0);
     expect(perRound('platform.getCurrentValidators')).toBe(2); // primary + the watched L1
     // Identity that rarely changes is not asked every round.
-    expect(counts.get('info.getNodeVersion') ?? 0).toBe(0);
-    expect(counts.get('info.upgrades') ?? 0).toBe(0);
+    expect(perRound('info.getNodeVersion')).toBe(0);
+    expect(perRound('info.upgrades')).toBe(0);
     // Read-only: no admin method, nothing that changes state.
     expect(node.calls.every((c) => !c.rpcMethod?.startsWith('admin.'))).toBe(true);
   });

@@ -46,6 +46,23 @@ export async function startTestDaemon(raw: Record<string, unknown>, extra: { max
   return { daemon, logs };
 }
 
+/**
+ * Counts the fake node's calls in one whole round, by JSON-RPC method or
+ * `GET /path?query`: the log is emptied right after a round ends and read
+ * right after the next (the one after that is an interval away).
+ */
+export async function callsInOneRound(node: FakeNode, daemon: Daemon): Promise<(key: string) => number> {
+  await daemon.waitForRounds(1);
+  node.clearCalls();
+  await daemon.waitForRounds(1);
+  const counts = new Map<string, number>();
+  for (const c of node.calls) {
+    const key = c.rpcMethod ?? `${c.httpMethod} ${c.path}${c.query}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return (k) => counts.get(k) ?? 0;
+}
+
 /** Scrapes a daemon's /metrics (plain or gzip) and returns the text. */
 export async function scrape(daemon: Daemon, opts: { gzip?: boolean; path?: string } = {}): Promise<string> {
   const res = await fetch(`${daemon.url}${opts.path ?? '/metrics'}`, { headers: opts.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' } });
