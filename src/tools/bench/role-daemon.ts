@@ -407,8 +407,10 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
         }
         h.disable();
         const wallMs = performance.now() - t0;
-        // One render, so one lag, per measured round; the daemon keeps its last 1,024.
-        const freshness = percentiles(n > 0 ? daemon.freshnessLagsMs().slice(-n) : []);
+        // Each render that followed a round recorded one lag (rounds that ended together share one);
+        // nothing else rendered meanwhile. The daemon keeps its last 1,024.
+        const rendered = rendersStarted - renders0;
+        const freshness = percentiles(rendered > 0 ? daemon.freshnessLagsMs().slice(-rendered) : []);
         // Let the observer deliver the last entries.
         await new Promise((r) => setImmediate(r));
         const gc = stopGc();
