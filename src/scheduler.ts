@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { NodeConfig } from './config/load.js';
-import { UpstreamError, toUpstreamError } from './http/errors.js';
+import { UpstreamError, toUpstreamError, type FailureReason } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
 import type { NetworkShared } from './sources/network-shared.js';
 import type { HttpResponse, HttpTransport } from './http/transport.js';
@@ -8,6 +8,16 @@ import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sour
 import { describeChanges } from './state/changes.js';
 import { rewardUptimeUpgradeTime, type Upgrade } from './sources/info.js';
 import type { StateStore, StateTransition } from './state/store.js';
+
+/**
+ * Failures of the identity source that say the node itself is out of reach or
+ * is not ours: refused or reset connections, no answer within the round's
+ * deadline, another network. They fail the whole round: every other source is
+ * recorded down for the same reason without being asked, since a source that
+ * happens not to be due this round (info.peers) would otherwise stay "up" and
+ * keep serving the last answers of a node that is gone.
+ */
+const NODE_DOWN_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['connect', 'timeout', 'network_mismatch']);
 
 /** What a poller needs: its timing, its sources, and how to build a poll context. */
 export interface PollerOptions<C extends BaseContext> {
@@ -126,17 +136,19 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
     try {
       const identity = this.opts.sources.find((s) => s.name === this.opts.identitySource);
       const rest = this.opts.sources.filter((s) => s !== identity);
-      let mismatch: UpstreamError | undefined;
+      let nodeDown: UpstreamError | undefined;
       if (identity) {
         const err = await this.#pollOne(identity, ctx, transitions);
-        if (err?.reason === 'network_mismatch') mismatch = err;
+        if (err && NODE_DOWN_REASONS.has(err.reason)) nodeDown = err;
+        else this.opts.store.recordNodeRound(this.opts.name, Date.now());
       }
-      if (mismatch) {
-        // Data from a node on another network is not data about ours: record
-        // every other source as failed for the same reason, without asking.
+      if (nodeDown) {
+        // A node that cannot be reached (or is on another network) tells
+        // nothing about any source: record every other source as failed for
+        // the same reason, without asking.
         const now = Date.now();
         for (const s of rest) {
-          const t = this.opts.store.record(this.opts.name, s.name, { ok: false, error: mismatch, startedMs: now, durationMs: 0 });
+          const t = this.opts.store.record(this.opts.name, s.name, { ok: false, error: nodeDown, startedMs: now, durationMs: 0 });
           if (t) transitions.push(t);
         }
       } else {

@@ -49,6 +49,8 @@ function zeroFailures(): Record<FailureReason, number> {
  */
 export class StateStore {
   readonly #sources = new Map<string, SourceState>();
+  /** End of each node's last round whose identity poll succeeded (node pollers only). */
+  readonly #nodeRoundOkMs = new Map<string, number>();
 
   #key(node: string, source: string): string {
     return `${node}\u0000${source}`;
@@ -99,6 +101,15 @@ export class StateStore {
     return undefined;
   }
 
+  /**
+   * Records that a node answered its identity poll in a round: the node was
+   * reachable then. Values of its sources never outlive the max age counted
+   * from this moment, whatever their own polling interval (see expire).
+   */
+  recordNodeRound(node: string, atMs: number): void {
+    this.#nodeRoundOkMs.set(node, atMs);
+  }
+
   /** The value of a source if its last success is not older than `maxAgeMs`. */
   freshValue(s: SourceState, nowMs: number, maxAgeMs: number): unknown {
     if (s.value === undefined || s.lastSuccessMs === undefined) return undefined;
@@ -112,13 +123,20 @@ export class StateStore {
    */
   expire(nowMs: number, maxAgeMs: number, maxAgeByNode?: ReadonlyMap<string, number>, extraMaxAgeBySource?: ReadonlyMap<string, number>): void {
     for (const s of this.#sources.values()) {
-      const limit = (maxAgeByNode?.get(s.node) ?? maxAgeMs) + (extraMaxAgeBySource?.get(s.source) ?? 0);
-      if (s.value !== undefined && s.lastSuccessMs !== undefined && nowMs - s.lastSuccessMs > limit) s.value = undefined;
+      if (s.value === undefined || s.lastSuccessMs === undefined) continue;
+      const maxAge = maxAgeByNode?.get(s.node) ?? maxAgeMs;
+      const limit = maxAge + (extraMaxAgeBySource?.get(s.source) ?? 0);
+      // A source polled less often (info.peers) is stretched only while its
+      // node keeps answering: once the node's rounds fail, every value goes
+      // with the max age counted from the node's last good round.
+      const nodeOk = this.#nodeRoundOkMs.get(s.node);
+      if (nowMs - s.lastSuccessMs > limit || (nodeOk !== undefined && nowMs - nodeOk > maxAge)) s.value = undefined;
     }
   }
 
   /** Forgets every source of a node (the node was removed from the config). */
   removeNode(node: string): void {
+    this.#nodeRoundOkMs.delete(node);
     for (const [k, s] of this.#sources) if (s.node === node) this.#sources.delete(k);
   }
 
