@@ -32,9 +32,9 @@ describe('health collector', () => {
   it('healthy node: every check passing, no failing-since series', () => {
     const v = healthValueFrom(answer('node.health.GET.json'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));
     const lines = healthSource.collect(v, NODE).map(line);
-    expect(lines.slice(0, 3)).toEqual(['avax_node_healthy{node="n1"} 1', 'avax_node_ready{node="n1"} 1', 'avax_node_live{node="n1"} 1']);
+    expect(lines.slice(0, 4)).toEqual(['avax_node_healthy{node="n1"} 1', 'avax_node_ready{node="n1"} 1', 'avax_node_live{node="n1"} 1', 'avax_node_partial_sync{node="n1"} 0']);
     const checks = ['C', 'P', 'X', 'bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router'];
-    expect(lines.slice(3)).toEqual(
+    expect(lines.slice(4)).toEqual(
       checks.flatMap((c) => [`avax_node_health_check_passing{node="n1",check="${c}"} 1`, `avax_node_health_check_contiguous_failures{node="n1",check="${c}"} 0`]),
     );
   });

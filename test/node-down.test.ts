@@ -33,7 +33,7 @@ describe('a node that goes away', () => {
       await waitUntilAllUp(daemon);
       let text = await scrape(daemon);
       expect(valueOf(text, 'avax_node_peers', { node: 'n' })).toBe(3);
-      const sources = seriesOf(text, 'avax_source_up', { node: 'n' }).map((s) => s.labels['source']);
+      const sources = seriesOf(text, 'avax_source_up', { node: 'n' }).map((s) => s.labels['source'] ?? '');
       expect(sources).toContain('peers');
 
       const failedAt = Date.now();

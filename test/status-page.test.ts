@@ -73,7 +73,7 @@ function statesOf(values: { node: string; source: string; value?: unknown; error
   return store.all();
 }
 
-const health = (checks: HealthValue['checks']): HealthValue => ({ healthy: checks.every((c) => c.passing), ready: true, live: true, checks });
+const health = (checks: HealthValue['checks']): HealthValue => ({ healthy: checks.every((c) => c.passing), partialSync: false, ready: true, live: true, checks });
 const passing = (name: string) => ({ name, passing: true, contiguousFailures: 0, failingSince: undefined });
 
 describe('status view (pure rendering)', () => {

@@ -2,7 +2,7 @@ import type { Sample } from '../exposition/metric-defs.js';
 import type { ChainHeightValue } from '../sources/chain-height.js';
 import { sample } from './sample.js';
 
-/** A chain's last accepted height → one sample. */
+/** A chain's last accepted height → one sample; none for a chain the node does not run. */
 export function collectChainHeight(v: ChainHeightValue, node: string): Sample[] {
-  return [sample('avax_chain_height', { node, chain: v.chain }, Number(v.height))];
+  return v.height === undefined ? [] : [sample('avax_chain_height', { node, chain: v.chain }, Number(v.height))];
 }

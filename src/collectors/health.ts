@@ -11,6 +11,7 @@ export function collectHealth(v: HealthValue, node: string): Sample[] {
     sample('avax_node_healthy', { node }, bit(v.healthy)),
     sample('avax_node_ready', { node }, bit(v.ready)),
     sample('avax_node_live', { node }, bit(v.live)),
+    sample('avax_node_partial_sync', { node }, bit(v.partialSync)),
   ];
   for (const c of v.checks) {
     const labels = { node, check: c.name };

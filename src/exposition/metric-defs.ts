@@ -32,6 +32,7 @@ export const METRICS = {
   avax_node_healthy: { type: 'gauge', help: '1 when /ext/health answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health' },
   avax_node_ready: { type: 'gauge', help: '1 when /ext/health/readiness answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health/readiness' },
   avax_node_live: { type: 'gauge', help: '1 when /ext/health/liveness answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health/liveness' },
+  avax_node_partial_sync: { type: 'gauge', help: 'Whether the node runs only the P-Chain of the primary network (--partial-sync-primary-network, the usual setup of an L1 validator): 1 when its health report has the `validation` check AvalancheGo registers in that mode only. Such a node runs no X- or C-Chain, so they get no avax_node_bootstrapped or avax_chain_height series and are not polled.', labels: N, source: 'GET /ext/health checks.validation' },
   avax_node_health_check_passing: { type: 'gauge', help: '1 when the health check reports no error.', labels: ['node', 'check'], source: 'GET /ext/health' },
   avax_node_health_check_contiguous_failures: { type: 'gauge', help: 'Consecutive failures of the health check (0 while passing).', labels: ['node', 'check'], source: 'GET /ext/health' },
   avax_node_health_check_failing_since_timestamp_seconds: { type: 'gauge', help: 'When the health check started failing; present only while it fails.', labels: ['node', 'check'], source: 'GET /ext/health' },

@@ -316,6 +316,22 @@ export interface FakeNodeState {
   /** Primary network `platform.getCurrentSupply`, nAVAX. */
   currentSupply: bigint;
   /**
+   * `--partial-sync-primary-network`: the node runs only the P-Chain of the primary network
+   * (vms/platformvm/vm.go initBlockchains skips the primary network's chains), so `/ext/bc/X`
+   * and `/ext/bc/C/*` answer 404 (no route was ever registered) while the aliases X and C still
+   * resolve (node/node.go registers them from the genesis) and info.isBootstrapped says false for
+   * them (chains/manager.go IsBootstrapped: no such chain). See partialSyncMode in real-modes.ts,
+   * which also shapes the health report.
+   */
+  partialSync?: boolean;
+  /**
+   * Primary aliases of L1 chains (`--chain-aliases-file`), alias → blockchain id. The chain's
+   * health check is named by its primary alias (chains/manager.go `PrimaryAliasOrDefault`), its
+   * API answers under both names, and info.getBlockchainID resolves the alias. See aliasChain in
+   * real-modes.ts.
+   */
+  chainAliases?: Record<string, string>;
+  /**
    * Native balances in wei for `eth_getBalance`, keyed by 'C' or an L1 blockchain ID, then by
    * lower-case `0x` address. An address not listed has 0, as on a real chain.
    */
@@ -788,6 +804,8 @@ export class FakeNode extends FakeHttpServer {
     if (alias === 'X' || alias === 'avm' || alias === X) return 'X';
     if (alias === 'C' || alias === 'evm' || alias === C) return 'C';
     if (Object.hasOwn(this.state.bootstrapped, alias)) return alias;
+    const aliased = this.state.chainAliases?.[alias];
+    if (aliased !== undefined && Object.hasOwn(this.state.bootstrapped, aliased)) return aliased;
     return undefined;
   }
 
@@ -807,7 +825,7 @@ export class FakeNode extends FakeHttpServer {
       case '/ext/P':
         return { kind: 'gorilla', service: 'platform', chain: 'P' };
       case '/ext/X':
-        return { kind: 'gorilla', service: 'avm', chain: 'X' };
+        return this.state.partialSync ? { kind: 'not-found' } : { kind: 'gorilla', service: 'avm', chain: 'X' };
       default:
         break;
     }
@@ -816,6 +834,8 @@ export class FakeNode extends FakeHttpServer {
     const key = this.chainKey(m[1] ?? '');
     const sub = m[2] ?? '';
     if (key === undefined) return { kind: 'not-found' };
+    // A chain that was never created has no routes (partial sync: X and C).
+    if (this.state.partialSync && (key === 'X' || key === 'C')) return { kind: 'not-found' };
     if (key === 'P' && sub === '') return { kind: 'gorilla', service: 'platform', chain: 'P' };
     if (key === 'X' && sub === '') return { kind: 'gorilla', service: 'avm', chain: 'X' };
     if (key === 'P' || key === 'X') return { kind: 'not-found' };
@@ -1065,6 +1085,7 @@ export class FakeNode extends FakeHttpServer {
           if (chain === undefined || chain === '') throw new RpcError("argument 'chain' not given");
           const key = this.chainKey(chain);
           if (key === undefined) throw new RpcError(`there is no chain with alias/ID '${chain}'`);
+          if (s().partialSync && (key === 'X' || key === 'C')) return { isBootstrapped: false };
           return { isBootstrapped: s().bootstrapped[key] ?? true };
         };
       },

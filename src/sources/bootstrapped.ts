@@ -3,7 +3,7 @@ import { UpstreamError } from '../http/errors.js';
 import { parseJsonBody, rejectHttpStatus } from '../http/json-rpc.js';
 import { describeIssues } from '../http/wire.js';
 import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from './source.js';
-import { healthBodySchema } from './health.js';
+import { healthBodySchema, isPartialSyncReport, primaryChainsRun, readHealthReport } from './health.js';
 import { collectBootstrapped } from '../collectors/bootstrapped.js';
 
 const result = z.object({ isBootstrapped: z.boolean() });
@@ -13,6 +13,8 @@ const BLOCKCHAIN_ID = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
 /** Bootstrap state per chain, plus the L1 chains found for the watched subnets. */
 export interface BootstrappedValue {
   chains: { chain: string; bootstrapped: boolean }[];
+  /** The node runs only the P-Chain of the primary network (from its health report; the last known answer when it cannot be read). */
+  partialSync?: boolean;
   /** Chains of each watched subnet, cached between slow refreshes. */
   subnetChains: Record<string, string[]>;
 }
@@ -72,37 +74,6 @@ export function healthSaysAllBootstrapped(body: unknown, subnetChains: readonly 
 }
 
 /**
- * The node's /ext/health body, or undefined when it cannot be read in time
- * (transport failure, a status other than 200/503, not JSON, no answer within
- * `waitMs`). Never throws: the health report only spares calls here, so its
- * failure must not fail this source, and a hanging health endpoint must leave
- * the info.isBootstrapped calls time to run. The health source GETs the same
- * path in the same round and ctx.get is single-flight per round, so this
- * costs no extra request.
- */
-async function healthBody(ctx: PollContext, waitMs: number): Promise<unknown> {
-  const read = async (): Promise<unknown> => {
-    try {
-      const res = await ctx.get('/ext/health');
-      // 503 only says that some check fails; the body is the same report.
-      if (res.status !== 200 && res.status !== 503) return undefined;
-      return parseJsonBody(res.body, 'GET /ext/health');
-    } catch {
-      return undefined;
-    }
-  };
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, waitMs, undefined);
-  });
-  try {
-    return await Promise.race([read(), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
  * Bootstrap state of P, X, C and every chain of the watched subnets: all
  * bootstrapped at once when the node's `bootstrapped` health check says so
  * (see {@link healthSaysAllBootstrapped}), else info.isBootstrapped per chain.
@@ -112,7 +83,7 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
   async poll(ctx, previous) {
     // Started first, alongside the chain lists; never rejects. Waited for at
     // most half the time left, leaving the other half to the fallback calls.
-    const health = healthBody(ctx, Math.max(0, (ctx.deadline.at - Date.now()) / 2));
+    const health = readHealthReport(ctx, Math.max(0, (ctx.deadline.at - Date.now()) / 2));
     let subnetChains = previous?.subnetChains ?? {};
     const refresh = ctx.round % SLOW_REFRESH_ROUNDS === 0 || ctx.node.watch.subnetIds.some((s) => !(s in subnetChains));
     if (refresh && ctx.node.watch.subnetIds.length > 0) {
@@ -120,14 +91,20 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
       subnetChains = Object.fromEntries(ctx.node.watch.subnetIds.map((s, i) => [s, lists[i] ?? []]));
     }
     const l1Chains = [...new Set(Object.values(subnetChains).flat())];
-    const names = ['P', 'X', 'C', ...l1Chains];
-    if (healthSaysAllBootstrapped(await health, l1Chains)) {
-      return { chains: names.map((chain) => ({ chain, bootstrapped: true })), subnetChains };
+    const body = await health;
+    const checks = healthChecks.safeParse(body);
+    // A partial-sync node runs no X- or C-Chain: info.isBootstrapped says false
+    // for them forever (chains/manager.go IsBootstrapped: no such chain), which
+    // is not "still bootstrapping". Only the chains the node runs are reported.
+    const partialSync = checks.success ? isPartialSyncReport(checks.data.checks) : (previous?.partialSync ?? false);
+    const names = [...primaryChainsRun(partialSync), ...l1Chains];
+    if (healthSaysAllBootstrapped(body, l1Chains)) {
+      return { chains: names.map((chain) => ({ chain, bootstrapped: true })), partialSync, subnetChains };
     }
     const answers = await Promise.all(
       names.map((chain) => ctx.rpc.call('/ext/info', 'info.isBootstrapped', { chain }, result, ctx.deadline)),
     );
-    return { chains: names.map((chain, i) => ({ chain, bootstrapped: answers[i]?.isBootstrapped ?? false })), subnetChains };
+    return { chains: names.map((chain, i) => ({ chain, bootstrapped: answers[i]?.isBootstrapped ?? false })), partialSync, subnetChains };
   },
   collect: collectBootstrapped,
 });

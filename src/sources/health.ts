@@ -42,9 +42,74 @@ export interface ChainNetworking {
   watched: { nodeId: string; disconnected: boolean }[];
 }
 
+/**
+ * Whether a /ext/health report comes from a node started with
+ * `--partial-sync-primary-network`, which runs only the P-Chain of the primary
+ * network (vms/platformvm/vm.go initBlockchains skips the primary network's
+ * X- and C-Chains). AvalancheGo registers the application-wide health check
+ * `validation` exactly in that mode (chains/manager.go
+ * registerBootstrappedHealthChecks: it fails if such a node becomes a primary
+ * network validator), from start-up on, so its presence is the signal; the
+ * absence of the X and C checks is not (on a full node they appear only once
+ * the chain creator has created those chains). Pure.
+ */
+export function isPartialSyncReport(checks: Readonly<Record<string, unknown>>): boolean {
+  return Object.hasOwn(checks, 'validation');
+}
+
+/** The primary-network chains a node runs: P alone in partial sync, else P, X and C. Pure. */
+export function primaryChainsRun(partialSync: boolean): readonly ('P' | 'X' | 'C')[] {
+  return partialSync ? ['P'] : ['P', 'X', 'C'];
+}
+
+const reportChecks = z.object({ checks: z.record(z.string(), z.unknown()) });
+
+/**
+ * The node's /ext/health body, or undefined when it cannot be read in time
+ * (transport failure, a status other than 200/503, not JSON, no answer within
+ * `waitMs`). Never throws: the sources that read it besides the health source
+ * (bootstrapped, the chain heights) only learn from it what to ask, so its
+ * failure must not fail them, and a hanging health endpoint must leave them
+ * time for their own calls. The health source GETs the same path in the same
+ * round and ctx.get is single-flight per round, so this costs no request.
+ */
+export async function readHealthReport(ctx: PollContext, waitMs: number): Promise<unknown> {
+  const read = async (): Promise<unknown> => {
+    try {
+      const res = await ctx.get('/ext/health');
+      // 503 only says that some check fails; the body is the same report.
+      if (res.status !== 200 && res.status !== 503) return undefined;
+      return parseJsonBody(res.body, 'GET /ext/health');
+    } catch {
+      return undefined;
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, waitMs, undefined);
+  });
+  try {
+    return await Promise.race([read(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Whether the node runs in partial sync, from its health report read within
+ * half the time left in the round; `fallback` (the last known answer) when the
+ * report cannot be read.
+ */
+export async function partialSyncOf(ctx: PollContext, fallback: boolean): Promise<boolean> {
+  const body = reportChecks.safeParse(await readHealthReport(ctx, Math.max(0, (ctx.deadline.at - Date.now()) / 2)));
+  return body.success ? isPartialSyncReport(body.data.checks) : fallback;
+}
+
 /** What the health source reports. */
 export interface HealthValue {
   healthy: boolean;
+  /** The node runs only the P-Chain of the primary network (`--partial-sync-primary-network`; see isPartialSyncReport). */
+  partialSync: boolean;
   ready: boolean;
   live: boolean;
   checks: HealthCheck[];
@@ -91,7 +156,7 @@ export function healthValueFrom(health: HealthAnswer, readiness: HealthAnswer, l
   const checks = Object.entries(health.body.checks)
     .map(([name, c]) => toCheck(name, c))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { healthy: health.ok, ready: readiness.ok, live: liveness.ok, checks };
+  return { healthy: health.ok, partialSync: isPartialSyncReport(health.body.checks), ready: readiness.ok, live: liveness.ok, checks };
 }
 
 /**

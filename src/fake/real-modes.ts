@@ -1,0 +1,112 @@
+/**
+ * Real-behaviour modes of the fake node: each function turns a fake node's
+ * state into one way real AvalancheGo nodes behave that the fixture world
+ * alone does not show. Each cites the AvalancheGo source it follows
+ * (ava-labs/avalanchego, master at 1cf1fc3d, the commit the reference
+ * fixtures were read at). Tests, the demo and the detection matrix build
+ * their deployments from these, so the exporter is tested against what a
+ * real node does, not only against its wire shapes.
+ */
+import type { FakeCheck, FakeNodeState } from './fake-node.js';
+import { PRIMARY_NETWORK_ID } from './fake-data.js';
+import { rfc3339Nano } from './fake-node.js';
+
+/**
+ * `--partial-sync-primary-network`, the usual setup of an L1 validator: the
+ * node runs the P-Chain only.
+ * - vms/platformvm/vm.go initBlockchains: "skipping primary network chain
+ *   creation": no X- or C-Chain, so no route under /ext/bc/X or /ext/bc/C
+ *   (404), no X or C health check, and info.isBootstrapped says false for
+ *   them (chains/manager.go IsBootstrapped: the chain does not exist), while
+ *   the aliases X and C still resolve (node/node.go, from the genesis).
+ * Unless `primaryValidator` is set, the node is not a primary-network
+ * validator, as in the healthy setup.
+ * - chains/manager.go registerBootstrappedHealthChecks: the application-wide
+ *   check `validation` is registered in this mode only. It passes with "node
+ *   is not a primary network validator" and fails with "partial sync should
+ *   not be configured for a validator" when the node is one.
+ */
+export function partialSyncMode(state: FakeNodeState, opts: { primaryValidator?: boolean } = {}): FakeNodeState {
+  state.partialSync = true;
+  if (!opts.primaryValidator) {
+    // The healthy setup: an L1 validator that does not validate the primary
+    // network (info.uptime then answers "node is not a validator").
+    state.primaryValidators = state.primaryValidators.filter((v) => v.nodeId !== state.nodeId);
+    state.uptime = null;
+  }
+  delete state.health['X'];
+  delete state.health['C'];
+  const primary = state.healthTags[PRIMARY_NETWORK_ID];
+  if (primary) state.healthTags[PRIMARY_NETWORK_ID] = primary.filter((n) => n !== 'X' && n !== 'C');
+  const isPrimaryValidator = state.primaryValidators.some((v) => v.nodeId === state.nodeId);
+  const check: FakeCheck = isPrimaryValidator
+    ? { message: 'node is a primary network validator', error: 'partial sync should not be configured for a validator', timestamp: rfc3339Nano(), duration: 2000, contiguousFailures: 1, timeOfFirstFailure: rfc3339Nano() }
+    : { message: 'node is not a primary network validator', timestamp: rfc3339Nano(), duration: 2000 };
+  state.health['validation'] = check;
+  // A node that runs no C-Chain has no C-Chain balances to answer for.
+  if (state.evmBalances) delete state.evmBalances['C'];
+  return state;
+}
+
+/**
+ * An L1 chain with a primary alias (`--chain-aliases-file`): chains/manager.go
+ * names the chain's health check by `PrimaryAliasOrDefault(chainID)` (the
+ * alias, not the id) and tags it with its subnet id; the chain's APIs answer
+ * under /ext/bc/<alias> as under /ext/bc/<id>; info.getBlockchainID resolves
+ * the alias (api/info/service.go).
+ */
+export function aliasChain(state: FakeNodeState, chainId: string, alias: string): FakeNodeState {
+  state.chainAliases = { ...state.chainAliases, [alias]: chainId };
+  const check = state.health[chainId];
+  if (check) {
+    delete state.health[chainId];
+    state.health[alias] = check;
+  }
+  for (const [tag, names] of Object.entries(state.healthTags)) state.healthTags[tag] = names.map((n) => (n === chainId ? alias : n));
+  return state;
+}
+
+/**
+ * An L1 chain still bootstrapping: its APIs answer 503 "API call rejected
+ * because chain is not done bootstrapping" (api/server/server.go, the
+ * handler a chain gets before it is done), and the `bootstrapped` check fails
+ * listing its subnet (chains/manager.go Subnets.Bootstrapping).
+ */
+export function bootstrappingChain(state: FakeNodeState, chainId: string): FakeNodeState {
+  state.bootstrapped[chainId] = false;
+  return state;
+}
+
+/**
+ * An L1 validator whose balance ran out: the P-Chain deactivates it and
+ * reports `balance "0"` (vms/platformvm/api/validator.go BaseL1Validator:
+ * "If the validator is inactive, the balance will be 0"), and Subnet-EVM's
+ * validators API reports `isActive false` for it
+ * (graft/subnet-evm/plugin/evm/service.go, from the P-Chain's view).
+ */
+export function inactiveL1Validator(state: FakeNodeState, validationId: string): FakeNodeState {
+  for (const sub of Object.values(state.subnets)) {
+    for (const v of sub.validators) if ('validationId' in v && v.validationId === validationId) v.balance = 0n;
+  }
+  for (const list of Object.values(state.l1Uptimes)) for (const v of list) if (v.validationId === validationId) v.isActive = false;
+  return state;
+}
+
+/**
+ * An auto-renewing (ACP-236 style, Helicon) primary-network validation:
+ * vms/platformvm/service.go getCurrentValidators adds `validatorAuthority`,
+ * `nextPeriod` (seconds of the next cycle; 0 means it stops at this cycle's
+ * end) and `autoCompoundRewardShares` (millionths, reward.PercentDenominator)
+ * for validators added by an AddAutoRenewedValidatorTx; `endTime` is the end
+ * of the current cycle only.
+ */
+export function autoRenewing(state: FakeNodeState, nodeId: string, nextPeriodSeconds: number, autoCompoundRewardShares: number): FakeNodeState {
+  const v = state.primaryValidators.find((x) => x.nodeId === nodeId);
+  if (!v) throw new Error(`no primary validator ${nodeId} in the fake state`);
+  v.autoRenew = {
+    validatorAuthority: { locktime: 0, threshold: 1, addresses: ['P-avax18jma8ppw3nhx5r4ap8clazz0dps7rv5ukulre5'] },
+    nextPeriod: nextPeriodSeconds,
+    autoCompoundRewardShares,
+  };
+  return state;
+}
