@@ -281,14 +281,24 @@ describe('L1 uptime collector', () => {
   it('plain-number percentages become ratios, per chain', () => {
     const r = l1UptimeResult.parse(fixtureResult('node.subnetevm.validators.getCurrentValidators.json'));
     const validators = (r.validators ?? []).map(toL1UptimeRecord);
-    const lines = l1UptimeSource.collect({ chains: [{ subnetId: L1, chain: CHAIN, validators }], subnetChains: { [L1]: [CHAIN] } }, NODE).map(line);
+    const lines = l1UptimeSource
+      .collect({ chains: [{ subnetId: L1, chain: CHAIN, state: 'ok', validators, omitted: 0 }], subnetChains: { [L1]: [{ id: CHAIN, check: CHAIN }] } }, NODE)
+      .map(line);
     const A = `node="n1",node_id="${SELF}",subnet="${L1}",chain="${CHAIN}"`;
     const B = `node="n1",node_id="NodeID-JBJCCt8J7Ww5MWPxYdrepWDs9xa1y42mq",subnet="${L1}",chain="${CHAIN}"`;
+    const C = `node="n1",subnet="${L1}",chain="${CHAIN}"`;
     expect(lines).toEqual([
+      `avax_l1_chain_state{${C},state="ok"} 1`,
+      `avax_l1_chain_state{${C},state="bootstrapping"} 0`,
+      `avax_l1_chain_state{${C},state="failed"} 0`,
+      `avax_exporter_l1_validators_omitted{${C}} 0`,
       `avax_l1_validator_uptime_ratio{${A}} 0.9998`,
       `avax_l1_validator_connected{${A}} 1`,
+      `avax_l1_validator_active{${A}} 1`,
       `avax_l1_validator_uptime_ratio{${B}} 0.612`,
       `avax_l1_validator_connected{${B}} 0`,
+      // The fixture's second validator is inactive (its balance ran out).
+      `avax_l1_validator_active{${B}} 0`,
     ]);
   });
   it('rejects percentages sent as strings or out of range', () => {

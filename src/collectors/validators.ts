@@ -41,7 +41,10 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
       if (present.has(val.nodeId)) continue;
       present.add(val.nodeId);
       const labels = { node, node_id: val.nodeId, subnet: s.subnetId };
-      out.push(sample('avax_validator_active', labels, 1));
+      // An L1 validator whose fee balance ran out stays in the set but is
+      // inactive, reported with balance 0 (vms/platformvm/api/validator.go).
+      const inactiveL1 = val.validationId !== undefined && val.balance === 0n;
+      out.push(sample('avax_validator_active', labels, inactiveL1 ? 0 : 1));
       out.push(sample('avax_validator_weight', labels, Number(val.weight)));
       out.push(sample('avax_validator_start_timestamp_seconds', labels, val.startTime));
       if (val.endTime !== undefined) out.push(sample('avax_validator_end_timestamp_seconds', labels, val.endTime));

@@ -633,7 +633,7 @@ export function generatePeers(count: number, seed = 1, nodeIds: readonly string[
 }
 
 /** A valid CB58 32-byte ID derived from a string, so derived objects are deterministic and distinct. */
-function idFrom(seed: string): string {
+export function idFrom(seed: string): string {
   return cb58Encode(createHash('sha256').update(seed).digest());
 }
 

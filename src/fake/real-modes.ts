@@ -7,8 +7,8 @@
  * their deployments from these, so the exporter is tested against what a
  * real node does, not only against its wire shapes.
  */
-import type { FakeCheck, FakeNodeState } from './fake-node.js';
-import { PRIMARY_NETWORK_ID } from './fake-data.js';
+import type { FakeCheck, FakeL1Uptime, FakeNodeState } from './fake-node.js';
+import { idFrom, PRIMARY_NETWORK_ID } from './fake-data.js';
 import { rfc3339Nano } from './fake-node.js';
 
 /**
@@ -109,4 +109,27 @@ export function autoRenewing(state: FakeNodeState, nodeId: string, nextPeriodSec
     autoCompoundRewardShares,
   };
   return state;
+}
+
+/**
+ * Adds a chain to an L1 the node tracks: the chain's health check, tagged
+ * with its subnet id and named by its id (chains/manager.go), and its
+ * Subnet-EVM validators API answering `validators` (its uptimes). Returns the
+ * new chain's id (derived from `name`).
+ */
+export function addL1Chain(state: FakeNodeState, subnetId: string, name: string, validators: FakeL1Uptime[]): string {
+  const id = idFrom(`chain:${name}`);
+  state.blockchains.push({ id, name, subnetId, vmId: state.blockchains.find((b) => b.subnetId === subnetId)?.vmId ?? idFrom('vm:subnet-evm') });
+  state.bootstrapped[id] = true;
+  state.health[id] = {
+    message: { engine: { consensus: { lastAcceptedHeight: 1, processingBlocks: 0 }, vm: null }, networking: { disconnectedValidators: [], percentConnected: 1 } },
+    timestamp: rfc3339Nano(),
+    duration: 1000,
+  };
+  state.healthTags[subnetId] = [...(state.healthTags[subnetId] ?? []), id];
+  state.l1Uptimes[id] = validators;
+  state.heights[id] = 1n;
+  const sub = state.subnets[subnetId];
+  if (sub) sub.chains.push(id);
+  return id;
 }

@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { UpstreamError } from '../http/errors.js';
-import { parseJsonBody, rejectHttpStatus } from '../http/json-rpc.js';
-import { describeIssues } from '../http/wire.js';
-import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from './source.js';
-import { healthBodySchema, isPartialSyncReport, primaryChainsRun, readHealthReport } from './health.js';
+import { defineSource } from './source.js';
+import { isPartialSyncReport, primaryChainsRun, readHealthReport } from './health.js';
+import { watchedSubnetChains, type SubnetChains } from './subnet-chains.js';
 import { collectBootstrapped } from '../collectors/bootstrapped.js';
 
 const result = z.object({ isBootstrapped: z.boolean() });
-/** Blockchain ids are CB58; application-wide health checks have plain names. */
-const BLOCKCHAIN_ID = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
 
 /** Bootstrap state per chain, plus the L1 chains found for the watched subnets. */
 export interface BootstrappedValue {
@@ -16,21 +12,7 @@ export interface BootstrappedValue {
   /** The node runs only the P-Chain of the primary network (from its health report; the last known answer when it cannot be read). */
   partialSync?: boolean;
   /** Chains of each watched subnet, cached between slow refreshes. */
-  subnetChains: Record<string, string[]>;
-}
-
-/**
- * Finds the chains of a subnet: the node's health report filtered by the
- * subnet's tag lists its chain checks, keyed by blockchain id. This uses only
- * the health API every node serves (platform.getBlockchains is deprecated).
- */
-export async function chainsOfSubnet(ctx: PollContext, subnetId: string): Promise<string[]> {
-  const path = `/ext/health?tag=${encodeURIComponent(subnetId)}`;
-  const res = await ctx.get(path);
-  if (res.status !== 200 && res.status !== 503) rejectHttpStatus(res, `GET ${path}`);
-  const parsed = healthBodySchema.safeParse(parseJsonBody(res.body, `GET ${path}`));
-  if (!parsed.success) throw new UpstreamError('invalid_response', `GET ${path}: unexpected shape (${describeIssues(parsed.error)})`);
-  return Object.keys(parsed.data.checks).filter((k) => BLOCKCHAIN_ID.test(k)).sort();
+  subnetChains: SubnetChains;
 }
 
 /**
@@ -43,7 +25,7 @@ const healthChecks = z.object({ checks: z.record(z.string(), z.unknown()), healt
 
 /**
  * Whether a /ext/health body says that every chain the node runs has finished
- * bootstrapping, so that P, X, C and `subnetChains` need not be asked one by
+ * bootstrapping, so that P, X, C and the subnets' chains need not be asked one by
  * one. Pure.
  *
  * AvalancheGo (chains/manager.go) registers the application-wide health check
@@ -65,12 +47,12 @@ const healthChecks = z.object({ checks: z.record(z.string(), z.unknown()), healt
  * the node no longer runs (restarted with another configuration) must not be
  * reported as bootstrapped on its word.
  */
-export function healthSaysAllBootstrapped(body: unknown, subnetChains: readonly string[]): boolean {
+export function healthSaysAllBootstrapped(body: unknown, subnetChecks: readonly string[]): boolean {
   const parsed = healthChecks.safeParse(body);
   if (!parsed.success) return false;
   const { checks } = parsed.data;
   if (!bootstrappedCheckPassing.safeParse(checks['bootstrapped']).success) return false;
-  return subnetChains.every((chain) => Object.hasOwn(checks, chain));
+  return subnetChecks.every((check) => Object.hasOwn(checks, check));
 }
 
 /**
@@ -84,13 +66,9 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
     // Started first, alongside the chain lists; never rejects. Waited for at
     // most half the time left, leaving the other half to the fallback calls.
     const health = readHealthReport(ctx, Math.max(0, (ctx.deadline.at - Date.now()) / 2));
-    let subnetChains = previous?.subnetChains ?? {};
-    const refresh = ctx.round % SLOW_REFRESH_ROUNDS === 0 || ctx.node.watch.subnetIds.some((s) => !(s in subnetChains));
-    if (refresh && ctx.node.watch.subnetIds.length > 0) {
-      const lists = await Promise.all(ctx.node.watch.subnetIds.map((s) => chainsOfSubnet(ctx, s)));
-      subnetChains = Object.fromEntries(ctx.node.watch.subnetIds.map((s, i) => [s, lists[i] ?? []]));
-    }
-    const l1Chains = [...new Set(Object.values(subnetChains).flat())];
+    const subnetChains = await watchedSubnetChains(ctx, previous?.subnetChains);
+    const l1 = [...new Map(Object.values(subnetChains).flat().map((c) => [c.id, c])).values()];
+    const l1Chains = l1.map((c) => c.id);
     const body = await health;
     const checks = healthChecks.safeParse(body);
     // A partial-sync node runs no X- or C-Chain: info.isBootstrapped says false
@@ -98,7 +76,7 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
     // is not "still bootstrapping". Only the chains the node runs are reported.
     const partialSync = checks.success ? isPartialSyncReport(checks.data.checks) : (previous?.partialSync ?? false);
     const names = [...primaryChainsRun(partialSync), ...l1Chains];
-    if (healthSaysAllBootstrapped(body, l1Chains)) {
+    if (healthSaysAllBootstrapped(body, l1.map((c) => c.check))) {
       return { chains: names.map((chain) => ({ chain, bootstrapped: true })), partialSync, subnetChains };
     }
     const answers = await Promise.all(

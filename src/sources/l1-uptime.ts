@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { UpstreamError } from '../http/errors.js';
 import { finiteNumber } from '../http/wire.js';
-import { defineSource, SLOW_REFRESH_ROUNDS } from './source.js';
-import { chainsOfSubnet } from './bootstrapped.js';
+import { defineSource } from './source.js';
+import { watchedSubnetChains, type SubnetChains } from './subnet-chains.js';
 import { collectL1Uptime } from '../collectors/l1-uptime.js';
 
 /**
@@ -29,60 +29,101 @@ export interface L1UptimeRecord {
   validationId: string;
   uptimeRatio: number;
   connected: boolean;
+  /** `isActive`: false once the P-Chain deactivated the validator (its fee balance ran out); absent on older Subnet-EVM. */
+  active: boolean | undefined;
+  /** `weight`, for the series cap's stable order (heaviest first). */
+  weight: number | undefined;
 }
+
+/**
+ * How one chain's validators API answered: `ok`, `bootstrapping` (503: the
+ * chain is not done bootstrapping, api/server/server.go) or `failed` (any
+ * other failure: its message is in `error`).
+ */
+export type L1ChainState = 'ok' | 'bootstrapping' | 'failed';
+
+/** Every state a chain can be in, for the state-set series. */
+export const L1_CHAIN_STATES: readonly L1ChainState[] = ['ok', 'bootstrapping', 'failed'];
 
 /** The validators one chain of a watched subnet reports. */
 export interface L1ChainUptimes {
   subnetId: string;
   chain: string;
+  state: L1ChainState;
+  /** Why the chain failed, when `state` is `failed`. */
+  error?: string;
   validators: L1UptimeRecord[];
+  /** Validators left out by --watch.max-validators. */
+  omitted: number;
 }
 
 /** L1 uptimes of every chain of the watched subnets that serves the validators API. */
 export interface L1UptimeValue {
   chains: L1ChainUptimes[];
   /** Chains of each watched subnet, cached between slow refreshes. */
-  subnetChains: Record<string, string[]>;
+  subnetChains: SubnetChains;
 }
 
 /** Converts one validated entry. Pure. */
 export function toL1UptimeRecord(v: z.output<typeof l1UptimeSchema>): L1UptimeRecord {
-  return { nodeId: v.nodeID, validationId: v.validationID, uptimeRatio: v.uptimePercentage / 100, connected: v.isConnected };
+  return { nodeId: v.nodeID, validationId: v.validationID, uptimeRatio: v.uptimePercentage / 100, connected: v.isConnected, active: v.isActive, weight: v.weight };
+}
+
+/**
+ * The first `max` validators in a stable order: heaviest first, then by node
+ * id, then by validation id, so the same set always exports the same
+ * validators whatever order the node's map iteration gave. Pure.
+ */
+export function capL1Uptimes(records: readonly L1UptimeRecord[], max: number): { validators: L1UptimeRecord[]; omitted: number } {
+  if (records.length <= max) return { validators: [...records], omitted: 0 };
+  const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const ranked = [...records].sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || byId(a.nodeId, b.nodeId) || byId(a.validationId, b.validationId));
+  return { validators: ranked.slice(0, max), omitted: records.length - max };
 }
 
 /**
  * L1 validator uptime from each chain of each watched subnet
  * (`POST /ext/bc/<chainID>/validators`, `validators.getCurrentValidators`):
  * on an L1 the P-Chain reports no uptime, the L1's own VM does. The chains are
- * found the way the bootstrapped source finds them (`/ext/health?tag=<subnet>`).
- * A chain that answers 404 has no validators API (another VM, or the API is
- * disabled in the VM config) and is skipped.
+ * found from the node's health report (see chainsOfSubnet; aliased chains
+ * included). A chain that answers 404 has no validators API (another VM, or
+ * the API is disabled in the VM config) and is skipped. Each chain stands on
+ * its own: one still bootstrapping (503) or failing is reported as such in its
+ * state and leaves the other chains' data intact; the source fails only when
+ * every chain it asked failed.
  */
 export const l1UptimeSource = defineSource<L1UptimeValue>({
   name: 'l1_uptime',
   appliesTo: (node) => node.watch.subnetIds.length > 0,
   async poll(ctx, previous) {
-    const subnetIds = ctx.node.watch.subnetIds;
-    let subnetChains = previous?.subnetChains ?? {};
-    const refresh = ctx.round % SLOW_REFRESH_ROUNDS === 0 || subnetIds.some((s) => !(s in subnetChains));
-    if (refresh && subnetIds.length > 0) {
-      const lists = await Promise.all(subnetIds.map((s) => chainsOfSubnet(ctx, s)));
-      subnetChains = Object.fromEntries(subnetIds.map((s, i) => [s, lists[i] ?? []]));
-    }
-    const targets = subnetIds.flatMap((subnetId) => (subnetChains[subnetId] ?? []).map((chain) => ({ subnetId, chain })));
+    const subnetChains = await watchedSubnetChains(ctx, previous?.subnetChains);
+    const targets = ctx.node.watch.subnetIds.flatMap((subnetId) => (subnetChains[subnetId] ?? []).map((c) => ({ subnetId, chain: c.id })));
     const max = ctx.node.watch.maxValidators;
     const answers = await Promise.all(
-      targets.map(async ({ subnetId, chain }): Promise<L1ChainUptimes | undefined> => {
+      targets.map(async ({ subnetId, chain }): Promise<L1ChainUptimes | UpstreamError | undefined> => {
         try {
           const r = await ctx.rpc.call(`/ext/bc/${chain}/validators`, 'validators.getCurrentValidators', { nodeIDs: [] }, l1UptimeResult, ctx.deadline);
-          return { subnetId, chain, validators: (r.validators ?? []).slice(0, max).map(toL1UptimeRecord) };
+          return { subnetId, chain, state: 'ok', ...capL1Uptimes((r.validators ?? []).map(toL1UptimeRecord), max) };
         } catch (err) {
-          if (err instanceof UpstreamError && err.status === 404) return undefined;
-          throw err;
+          if (!(err instanceof UpstreamError)) throw err;
+          if (err.status === 404) return undefined;
+          if (err.status === 503) return { subnetId, chain, state: 'bootstrapping', validators: [], omitted: 0 };
+          // The round's deadline is the whole source's problem, not this chain's.
+          if (err.reason === 'timeout') throw err;
+          return err;
         }
       }),
     );
-    return { chains: answers.filter((a): a is L1ChainUptimes => a !== undefined), subnetChains };
+    const failures = answers.filter((a): a is UpstreamError => a instanceof UpstreamError);
+    const chains = answers.filter((a): a is L1ChainUptimes => a !== undefined && !(a instanceof UpstreamError));
+    // Nothing answered at all: that is the source failing, with the first chain's reason.
+    if (failures.length > 0 && chains.length === 0) throw failures[0] as UpstreamError;
+    answers.forEach((a, i) => {
+      const t = targets[i];
+      if (a instanceof UpstreamError && t) chains.push({ subnetId: t.subnetId, chain: t.chain, state: 'failed', error: a.message, validators: [], omitted: 0 });
+    });
+    chains.sort((a, b) => (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : 0));
+    return { chains, subnetChains };
   },
   collect: collectL1Uptime,
 });
