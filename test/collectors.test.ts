@@ -133,6 +133,7 @@ describe('validators collector', () => {
       `avax_validator_delegator_weight_avax{${L}} 25`,
       `avax_validator_delegators{${L}} 1`,
       `avax_validator_delegation_fee_ratio{${L}} 0.02`,
+      `avax_validator_renews{${L}} 0`,
       `avax_validator_reward_uptime_threshold_ratio{${L}} 0.8`,
       `avax_exporter_validators_omitted{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 0`,
     ]);

@@ -57,6 +57,8 @@ function record(nodeId: string, over: Partial<ValidatorRecord> = {}): ValidatorR
     connected: true,
     delegatorCount: undefined,
     delegatorWeight: undefined,
+    nextPeriod: undefined,
+    autoCompoundRewardShares: undefined,
     ...over,
   };
 }

@@ -51,7 +51,7 @@ async function rpcResult(url: string, path: string, method: string, params: unkn
 // Mutations
 // ---------------------------------------------------------------------------------------------
 
-const SCHEMA_KEYS = ['nodeID', 'weight', 'startTime', 'endTime', 'txID', 'validationID', 'balance', 'potentialReward', 'delegationFee', 'uptime', 'connected', 'delegatorCount', 'delegatorWeight'];
+const SCHEMA_KEYS = ['nodeID', 'weight', 'startTime', 'endTime', 'txID', 'validationID', 'balance', 'potentialReward', 'delegationFee', 'uptime', 'connected', 'delegatorCount', 'delegatorWeight', 'nextPeriod', 'autoCompoundRewardShares'];
 
 /** Values that sit on or near an edge of some rule (uint64, percent, string, boolean). */
 const ODD_VALUES: unknown[] = [

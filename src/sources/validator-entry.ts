@@ -160,6 +160,11 @@ export function readValidatorEntry(raw: unknown): ValidatorRecord | undefined {
   const potentialRewardCode = scanOptUint(potentialReward);
   const delegatorCountCode = scanOptUint(delegatorCount);
   const delegatorWeightCode = scanOptUint(delegatorWeight);
+  const nextPeriod = raw['nextPeriod'];
+  const autoCompoundRewardShares = raw['autoCompoundRewardShares'];
+  const nextPeriodCode = scanOptUint(nextPeriod);
+  const sharesCode = scanOptUint(autoCompoundRewardShares);
+  if (nextPeriodCode === BAD || sharesCode === BAD) return undefined;
   if (weightCode === BAD || startTimeCode === BAD || endTimeCode === BAD || balanceCode === BAD) return undefined;
   if (potentialRewardCode === BAD || delegatorCountCode === BAD || delegatorWeightCode === BAD) return undefined;
   const delegationFeeRatio = optPercentRatio(raw['delegationFee']);
@@ -180,6 +185,8 @@ export function readValidatorEntry(raw: unknown): ValidatorRecord | undefined {
     connected,
     delegatorCount: delegatorCountCode === ABSENT ? undefined : numberOf(delegatorCountCode, delegatorCount),
     delegatorWeight: delegatorWeightCode === ABSENT ? undefined : bigOf(delegatorWeightCode, delegatorWeight),
+    nextPeriod: nextPeriodCode === ABSENT ? undefined : numberOf(nextPeriodCode, nextPeriod),
+    autoCompoundRewardShares: sharesCode === ABSENT ? undefined : numberOf(sharesCode, autoCompoundRewardShares),
   };
 }
 

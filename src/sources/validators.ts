@@ -28,6 +28,13 @@ export const validatorSchema = z.object({
   connected: z.boolean().optional(),
   delegatorCount: uintString.optional(),
   delegatorWeight: uintString.optional(),
+  // Auto-renewed validations only (vms/platformvm/api/validator.go
+  // AutoRenewedConfig, activated by Helicon): seconds of the next cycle (0:
+  // the validation stops at this cycle's end) and the share of rewards
+  // restaked, in millionths (reward.PercentDenominator). Both json.Uint
+  // strings. `validatorAuthority` (an owner) is not read.
+  nextPeriod: uintString.optional(),
+  autoCompoundRewardShares: uintString.optional(),
 });
 /** platform.getCurrentValidators result. */
 export const validatorsResult = z.object({ validators: z.array(validatorSchema) });
@@ -46,6 +53,10 @@ export interface ValidatorRecord {
   connected: boolean | undefined;
   delegatorCount: number | undefined;
   delegatorWeight: bigint | undefined;
+  /** Auto-renewed validations: seconds of the next cycle, 0 when the validation stops at `endTime`; undefined for other validations. */
+  nextPeriod: number | undefined;
+  /** Auto-renewed validations: share of rewards restaked at each cycle's end, in millionths. */
+  autoCompoundRewardShares: number | undefined;
 }
 
 /** The current validators of one subnet, and which ids were asked for. */
@@ -110,6 +121,8 @@ async function lookUpValidations(ctx: PollContext, ids: readonly string[]): Prom
           connected: undefined,
           delegatorCount: undefined,
           delegatorWeight: undefined,
+          nextPeriod: undefined,
+          autoCompoundRewardShares: undefined,
         };
         return { id, subnetId: r.subnetID, record };
       } catch (err) {
@@ -161,6 +174,8 @@ export function toRecord(v: z.output<typeof validatorSchema>): ValidatorRecord {
     connected: v.connected,
     delegatorCount: v.delegatorCount === undefined ? undefined : Number(v.delegatorCount),
     delegatorWeight: v.delegatorWeight,
+    nextPeriod: v.nextPeriod === undefined ? undefined : Number(v.nextPeriod),
+    autoCompoundRewardShares: v.autoCompoundRewardShares === undefined ? undefined : Number(v.autoCompoundRewardShares),
   };
 }
 
