@@ -28,6 +28,18 @@ function line(s: Sample): string {
   return `${s.name}{${labels}} ${s.value}`;
 }
 
+describe('info.upgrades from a newer node', () => {
+  it('a new field of another kind (object, list, boolean, null) is ignored, the schedule still read', () => {
+    const raw = { ...(fixtureResult('node.info.upgrades.json') as Record<string, unknown>), futureEpochConfig: { durationNs: 1 }, someList: [1, 2], flag: true, nothing: null, oddTime: { at: 1 } };
+    const parsed = upgradesResult.safeParse(raw);
+    expect(parsed.success).toBe(true);
+    const upgrades = parseUpgrades(parsed.success ? parsed.data : {});
+    expect(upgrades.map((u) => u.name)).toContain('granite');
+    expect(upgrades.map((u) => u.name)).not.toContain('odd');
+    expect(upgrades).toEqual(parseUpgrades(upgradesResult.parse(fixtureResult('node.info.upgrades.json'))));
+  });
+});
+
 describe('health collector', () => {
   it('healthy node: every check passing, no failing-since series', () => {
     const v = healthValueFrom(answer('node.health.GET.json'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));

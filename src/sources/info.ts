@@ -17,8 +17,13 @@ export const versionResult = z.object({
 export const networkIdResult = z.object({ networkID: smallUintString });
 /** networkName result schema. */
 export const networkNameResult = z.object({ networkName: z.string().min(1) });
-/** info.upgrades: times are RFC 3339 strings, a few fields are numbers or ids. */
-export const upgradesResult = z.record(z.string(), z.union([z.string(), z.number()]));
+/**
+ * info.upgrades: times are RFC 3339 strings, a few fields are numbers or ids
+ * (upgrade/upgrade.go Config). Each release adds fields, and one may be of
+ * another kind (an object, a list): only the `<name>Time` strings are read,
+ * so any other value is accepted and ignored rather than failing the source.
+ */
+export const upgradesResult = z.record(z.string(), z.unknown());
 
 /** One scheduled network upgrade. */
 export interface Upgrade {
@@ -55,7 +60,7 @@ export function rewardUptimeUpgradeTime(upgrades: readonly Upgrade[]): number | 
 const UNSCHEDULED_YEAR = 9000;
 
 /** Reads the upgrade schedule: every `<name>Time` key with a real date. */
-export function parseUpgrades(raw: Record<string, string | number>): Upgrade[] {
+export function parseUpgrades(raw: Readonly<Record<string, unknown>>): Upgrade[] {
   const out: Upgrade[] = [];
   for (const [key, value] of Object.entries(raw)) {
     if (!key.endsWith('Time') || typeof value !== 'string') continue;
