@@ -46,7 +46,9 @@ describe('health collector', () => {
     const lines = healthSource.collect(v, NODE).map(line);
     expect(lines.slice(0, 4)).toEqual(['avax_node_healthy{node="n1"} 1', 'avax_node_ready{node="n1"} 1', 'avax_node_live{node="n1"} 1', 'avax_node_partial_sync{node="n1"} 0']);
     const checks = ['C', 'P', 'X', 'bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router'];
-    expect(lines.slice(4)).toEqual(
+    // The futureupgrade details follow the checks (test/future-upgrade.test.ts reads them).
+    const upgrade = lines.findIndex((l) => l.startsWith('avax_node_future_upgrade_'));
+    expect(lines.slice(4, upgrade)).toEqual(
       checks.flatMap((c) => [`avax_node_health_check_passing{node="n1",check="${c}"} 1`, `avax_node_health_check_contiguous_failures{node="n1",check="${c}"} 0`]),
     );
   });
@@ -95,6 +97,8 @@ describe('peers collector', () => {
       'avax_node_peers{node="n1"} 3',
       'avax_node_peers_by_version{node="n1",version="avalanchego/1.14.2"} 2',
       'avax_node_peers_by_version{node="n1",version="avalanchego/1.14.1"} 1',
+      // Every peer reports Granite's activation (1763568000) as its latest upgrade time.
+      'avax_node_peers_by_upgrade_time{node="n1",upgrade_time="1763568000"} 3',
       'avax_node_peers_benched{node="n1",chain="C"} 1',
       // observedUptime "99", "75", "0": nearest-rank quantiles over the three peers.
       'avax_node_peers_observed_uptime_ratio{node="n1",peer_quantile="0.1"} 0',

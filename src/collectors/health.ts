@@ -21,6 +21,18 @@ export function collectHealth(v: HealthValue, node: string): Sample[] {
       out.push(sample('avax_node_health_check_failing_since_timestamp_seconds', labels, c.failingSince));
     }
   }
+  const fu = v.futureUpgrade;
+  if (fu) {
+    if (fu.localTime !== undefined) out.push(sample('avax_node_future_upgrade_local_timestamp_seconds', { node }, fu.localTime));
+    if (fu.stakeModeTime !== undefined) out.push(sample('avax_node_future_upgrade_stake_mode_timestamp_seconds', { node }, fu.stakeModeTime));
+    if (fu.stakeModeRatio !== undefined) out.push(sample('avax_node_future_upgrade_stake_mode_ratio', { node }, fu.stakeModeRatio));
+    if (fu.distinctTimes !== undefined) out.push(sample('avax_node_future_upgrade_times', { node }, fu.distinctTimes));
+    // AvalancheGo's own rule (node/node.go): an upgrade is pending for this
+    // node when most of the stake runs a later upgrade time than it knows.
+    if (fu.localTime !== undefined && fu.stakeModeTime !== undefined && fu.stakeModeRatio !== undefined) {
+      out.push(sample('avax_node_future_upgrade_unknown', { node }, bit(fu.localTime < fu.stakeModeTime && fu.stakeModeRatio >= 0.5)));
+    }
+  }
   for (const n of v.networking ?? []) {
     const labels = { node, chain: n.chain };
     if (n.connectedStakeRatio !== undefined) out.push(sample('avax_node_connected_stake_ratio', labels, n.connectedStakeRatio));

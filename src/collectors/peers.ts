@@ -19,6 +19,7 @@ export function nearestRank(sorted: readonly number[], q: number): number {
 export function collectPeers(v: PeersValue, node: string): Sample[] {
   const out: Sample[] = [sample('avax_node_peers', { node }, v.numPeers)];
   for (const [version, n] of Object.entries(v.byVersion)) out.push(sample('avax_node_peers_by_version', { node, version }, n));
+  for (const [upgradeTime, n] of Object.entries(v.byUpgradeTime ?? {})) out.push(sample('avax_node_peers_by_upgrade_time', { node, upgrade_time: upgradeTime }, n));
   for (const [chain, n] of Object.entries(v.benchedByChain)) out.push(sample('avax_node_peers_benched', { node, chain }, n));
   if (v.benched) {
     for (const p of v.benched.peers) for (const chain of p.chains) out.push(sample('avax_node_peer_benched', { node, peer_node_id: p.nodeId, chain }, 1));

@@ -105,6 +105,59 @@ export async function partialSyncOf(ctx: PollContext, fallback: boolean): Promis
   return body.success ? isPartialSyncReport(body.data.checks) : fallback;
 }
 
+/**
+ * What the `futureupgrade` health check tells (node/node.go): the latest
+ * upgrade time this node's version knows, and the upgrade time most of the
+ * primary-network stake among its peers runs (each peer reports its own
+ * `upgradeTime` in the handshake). AvalancheGo fails the check from a day
+ * before that time when the node does not know it; these figures show it
+ * coming weeks ahead.
+ */
+export interface FutureUpgrade {
+  /** `localUpgradeTime`, Unix seconds. */
+  localTime: number | undefined;
+  /** `modeUpgradeTime`: the upgrade time with the most stake, Unix seconds. */
+  stakeModeTime: number | undefined;
+  /** `modeUpgradeWeightPercentage` / 100: that upgrade time's share of the stake (0..1). */
+  stakeModeRatio: number | undefined;
+  /** `numUpgradeTimes`: distinct upgrade times among the validator peers. */
+  distinctTimes: number | undefined;
+}
+
+const rfc3339Seconds = z.string().transform((s, ctx) => {
+  const ms = Date.parse(s);
+  if (!Number.isFinite(ms)) {
+    ctx.addIssue({ code: 'custom', message: 'not a time' });
+    return z.NEVER;
+  }
+  return ms / 1000;
+});
+const futureUpgradeFields = {
+  localUpgradeTime: rfc3339Seconds,
+  modeUpgradeTime: rfc3339Seconds,
+  modeUpgradeWeightPercentage: finiteNumber.refine((v) => v >= 0 && v <= 100, 'percentage outside 0..100'),
+  numUpgradeTimes: z.number().int().nonnegative(),
+};
+
+/**
+ * The `futureupgrade` check's details, each field on its own (one odd value
+ * does not hide the others); undefined when the check is absent (older
+ * AvalancheGo versions) or says nothing readable (no validators yet: the check
+ * fails without details). Pure.
+ */
+export function futureUpgradeFrom(checks: Readonly<Record<string, { message?: unknown }>>): FutureUpgrade | undefined {
+  const message = checks['futureupgrade']?.message;
+  if (message === null || typeof message !== 'object') return undefined;
+  const m = message as Record<string, unknown>;
+  const read = <K extends keyof typeof futureUpgradeFields>(key: K): z.output<(typeof futureUpgradeFields)[K]> | undefined => {
+    const r = futureUpgradeFields[key].safeParse(m[key]);
+    return r.success ? (r.data as z.output<(typeof futureUpgradeFields)[K]>) : undefined;
+  };
+  const pct = read('modeUpgradeWeightPercentage');
+  const out: FutureUpgrade = { localTime: read('localUpgradeTime'), stakeModeTime: read('modeUpgradeTime'), stakeModeRatio: pct === undefined ? undefined : pct / 100, distinctTimes: read('numUpgradeTimes') };
+  return Object.values(out).every((v) => v === undefined) ? undefined : out;
+}
+
 /** What the health source reports. */
 export interface HealthValue {
   healthy: boolean;
@@ -113,6 +166,8 @@ export interface HealthValue {
   ready: boolean;
   live: boolean;
   checks: HealthCheck[];
+  /** The `futureupgrade` check's details, when it has any. */
+  futureUpgrade?: FutureUpgrade;
   /** Per chain check, the networking details (set by the poll, which knows the watched ids). */
   networking?: ChainNetworking[];
 }
@@ -156,7 +211,10 @@ export function healthValueFrom(health: HealthAnswer, readiness: HealthAnswer, l
   const checks = Object.entries(health.body.checks)
     .map(([name, c]) => toCheck(name, c))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { healthy: health.ok, partialSync: isPartialSyncReport(health.body.checks), ready: readiness.ok, live: liveness.ok, checks };
+  const value: HealthValue = { healthy: health.ok, partialSync: isPartialSyncReport(health.body.checks), ready: readiness.ok, live: liveness.ok, checks };
+  const futureUpgrade = futureUpgradeFrom(health.body.checks);
+  if (futureUpgrade) value.futureUpgrade = futureUpgrade;
+  return value;
 }
 
 /**

@@ -12,6 +12,8 @@ const peerSchema = z.object({
   benched: z.array(z.string()).nullable().optional(),
   /** Integer percent 0..100: this node's uptime as that peer observes it ("0" when the peer did not report it). */
   observedUptime: smallUintString.refine((v) => v <= 100, 'percentage outside 0..100').optional(),
+  /** The latest upgrade time the peer's version knows (Unix seconds, a JSON number; network/peer/info.go). Optional: older versions omit it, and an odd value drops only this field. */
+  upgradeTime: z.number().int().nonnegative().optional().catch(undefined),
 });
 /** info.peers result. */
 export const peersResult = z.object({ numPeers: smallUintString, peers: z.array(peerSchema).nullable() });
@@ -97,6 +99,8 @@ export interface PeersValue {
   numPeers: number;
   byVersion: Record<string, number>;
   benchedByChain: Record<string, number>;
+  /** Peers per upgrade time they report (Unix seconds, as a string key). */
+  byUpgradeTime?: Record<string, number>;
   /** This node's uptime as each connected peer observes it (0..1), sorted ascending. */
   observedUptimes?: number[];
   /**
@@ -234,13 +238,15 @@ export function peersValueFrom(r: z.output<typeof peersResult>): PeersValue {
   const byVersion: Record<string, number> = {};
   const benchedByChain: Record<string, number> = {};
   const observedUptimes: number[] = [];
+  const byUpgradeTime: Record<string, number> = {};
   for (const p of r.peers ?? []) {
     byVersion[p.version] = (byVersion[p.version] ?? 0) + 1;
+    if (p.upgradeTime !== undefined) byUpgradeTime[String(p.upgradeTime)] = (byUpgradeTime[String(p.upgradeTime)] ?? 0) + 1;
     for (const chain of new Set(p.benched ?? [])) benchedByChain[chain] = (benchedByChain[chain] ?? 0) + 1;
     if (p.observedUptime !== undefined) observedUptimes.push(p.observedUptime / 100);
   }
   observedUptimes.sort((a, b) => a - b);
-  return { numPeers: r.numPeers, byVersion, benchedByChain, observedUptimes };
+  return { numPeers: r.numPeers, byVersion, benchedByChain, byUpgradeTime, observedUptimes };
 }
 
 /**
