@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Config, NodeConfig } from './config/load.js';
-import { DEFAULT_MAX_VALIDATORS, redactConfig, redactUrl } from './config/load.js';
+import { redactConfig, redactUrl } from './config/load.js';
 import type { Logger } from './log.js';
 import { HttpTransport } from './http/transport.js';
 import { StateStore, type StateTransition } from './state/store.js';
@@ -15,7 +15,7 @@ import { ExpositionRenderer, type Exposition } from './exposition/render.js';
 import { createExporterServer } from './server/server.js';
 import { ProcessMetrics } from './exposition/process-metrics.js';
 import { renderLanding } from './server/landing.js';
-import { startDemoNode } from './fake/demo-node.js';
+import { startDemo, type Demo } from './fake/demo.js';
 import { startDemoDataApi } from './fake/demo-data-api.js';
 import { DataApiPoller, DATA_API_POLLER_NAME } from './data-api/poller.js';
 import { DATA_API_SOURCES } from './data-api/sources.js';
@@ -141,21 +141,18 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   const processMetrics = new ProcessMetrics();
   await processMetrics.refresh();
 
-  let demoNode: NodeConfig | undefined;
-  let demo: Awaited<ReturnType<typeof startDemoNode>> | undefined;
+  let demo: Demo | undefined;
   if (config.demo) {
-    demo = await startDemoNode();
-    // Watch the simulated L1 too, so the demo shows L1 validators and their fee balance.
-    const subnetIds = Object.keys(demo.node.state.subnets).filter((id) => demo?.node.state.subnets[id]?.l1);
-    demoNode = { name: 'demo', url: demo.url, headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds, maxValidators: DEFAULT_MAX_VALIDATORS } };
-    logger.info({ url: demo.url }, 'demo node started');
+    demo = await startDemo();
+    logger.info({ nodes: demo.nodes.map((n) => ({ name: n.name, url: n.url })) }, 'demo nodes started');
   }
   let demoDataApi: Awaited<ReturnType<typeof startDemoDataApi>> | undefined;
   if (demo && config.dataApi.enabled && config.dataApi.url === undefined) {
-    demoDataApi = await startDemoDataApi(demo);
+    demoDataApi = await startDemoDataApi(demo.primary);
     logger.info({ url: demoDataApi.url }, 'demo Data API started');
   }
-  const nodesOf = (c: Config): NodeConfig[] => [...c.nodes, ...(demoNode ? [demoNode] : [])];
+  const demoNodes = demo?.nodes ?? [];
+  const nodesOf = (c: Config): NodeConfig[] => [...c.nodes, ...demoNodes];
   let nodes = nodesOf(config);
   const dataApiUrlOf = (c: Config) => c.dataApi.url ?? demoDataApi?.url ?? DEFAULT_DATA_API_URL;
   let dataApiUrl = dataApiUrlOf(config);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeNode } from '../src/fake/fake-node.js';
-import { eventually, valueOf } from './helpers/daemon.js';
+import { eventually, seriesOf, valueOf } from './helpers/daemon.js';
 
 // The CLI as operators run it, through tsx so the test needs no build step.
 const CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'] as const;
@@ -118,6 +118,14 @@ describe('command line', () => {
     // The demo starts its own fake Data API too.
     await eventually(async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_data_api_chain_height', { network: 'mainnet', chain: 'P' }) ?? 0) > 0, 10_000, 250);
     expect(d.lines.some((l) => l['msg'] === 'demo Data API started')).toBe(true);
+    // Next to it: a partial-sync L1 validator (P-Chain only, every source up) and an auto-renewing validation.
+    const text = await (await fetch(`${d.url}/metrics`)).text();
+    expect(valueOf(text, 'avax_node_partial_sync', { node: 'demo-l1' })).toBe(1);
+    expect(valueOf(text, 'avax_node_partial_sync', { node: 'demo' })).toBe(0);
+    for (const s of seriesOf(text, 'avax_source_up', { node: 'demo-l1' })) expect(s.value, s.labels['source']).toBe(1);
+    expect(seriesOf(text, 'avax_chain_height', { node: 'demo-l1' }).map((s) => s.labels['chain'])).not.toContain('C');
+    expect(seriesOf(text, 'avax_validator_renews', { node: 'demo' }).map((s) => s.value).sort()).toEqual([0, 1]);
+    expect(seriesOf(text, 'avax_l1_validator_active', { node: 'demo-l1' }).length).toBeGreaterThan(0);
     d.child.kill('SIGINT');
     const [code] = (await once(d.child, 'exit')) as [number | null];
     expect(code).toBe(0);

@@ -10,7 +10,9 @@
  */
 import { FakeNode, rfc3339Nano } from './fake-node.js';
 import type { FakeNodeState, FakePeer, FakeValidator } from './fake-node.js';
-import { createPrng, defaultFakeState, generatePeers, generateValidators, randomId, type Prng } from './fake-data.js';
+import { createHash } from 'node:crypto';
+import { cb58Encode, createPrng, defaultFakeState, FIXTURE_IDS, generatePeers, generateValidators, idFrom, randomId, type Prng } from './fake-data.js';
+import { autoRenewing, partialSyncMode } from './real-modes.js';
 
 /** Options of {@link startDemoNode}. */
 export interface DemoNodeOptions {
@@ -31,6 +33,8 @@ export interface DemoNodeOptions {
   validators?: number;
   /** Target number of peers; default 64. */
   peers?: number;
+  /** Make it a partial-sync L1 validator (see {@link makePartialSyncL1Validator}); default a full primary-network validator. */
+  partialSync?: boolean;
 }
 
 /** A running demo node. */
@@ -108,6 +112,13 @@ export function createDemoState(seed: number, nowSec: number, validators = 48, p
       d.endTime = nowSec + 100 * 86400;
     }
   });
+  // The second fixture validator renews itself (Helicon's auto-renewed validations): its end
+  // time is the end of its current 14-day cycle, and it goes on.
+  const renewing = state.primaryValidators.find((v) => v.nodeId !== state.nodeId);
+  if (renewing) {
+    renewing.endTime = nowSec + 9 * 86400;
+    autoRenewing(state, renewing.nodeId, 14 * 86400, 500_000);
+  }
   const generated = generateValidators(validators, { seed, now: nowSec, delegatorsPerValidator: 1 });
   state.primaryValidators.push(...generated);
   const peerIds = generated.filter((v) => v.connected).map((v) => v.nodeId);
@@ -120,6 +131,41 @@ export function createDemoState(seed: number, nowSec: number, validators = 48, p
   for (const c of Object.values(state.health)) c.timestamp = ts;
   for (const c of Object.values(state.readiness)) c.timestamp = ts;
   state.validatorFeeState.timestamp = now;
+  return state;
+}
+
+/**
+ * Turns a demo state into the usual setup of an L1 validator: a node of its
+ * own (another node id) started with --partial-sync-primary-network (P-Chain
+ * only: see partialSyncMode), validating the fixture L1 with a fee balance.
+ */
+export function makePartialSyncL1Validator(state: FakeNodeState, nowSec: number): FakeNodeState {
+  state.nodeId = `NodeID-${cb58Encode(createHash('sha256').update('demo-l1-validator').digest().subarray(0, 20))}`;
+  partialSyncMode(state);
+  const validationId = idFrom('demo-l1-validation');
+  const l1 = state.subnets[FIXTURE_IDS.l1SubnetId];
+  l1?.validators.push({
+    validationId,
+    nodeId: state.nodeId,
+    weight: 20n,
+    startTime: nowSec - 30 * 86400,
+    publicKey: '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15',
+    remainingBalanceOwner: { locktime: 0, threshold: 1, addresses: ['P-avax1ywzvrftfqexh5g6qa9zyrytj6pqdfetz3cnlnv'] },
+    deactivationOwner: { locktime: 0, threshold: 1, addresses: ['P-avax1ywzvrftfqexh5g6qa9zyrytj6pqdfetz3cnlnv'] },
+    minNonce: 0n,
+    balance: 6_000_000_000n,
+  });
+  state.l1Uptimes[FIXTURE_IDS.l1ChainId]?.push({
+    validationId,
+    nodeId: state.nodeId,
+    weight: 20,
+    startTimestamp: nowSec - 30 * 86400,
+    isActive: true,
+    isL1Validator: true,
+    isConnected: true,
+    uptimePercentage: 99.2,
+    uptimeSeconds: 30 * 86400,
+  });
   return state;
 }
 
@@ -338,6 +384,7 @@ export async function startDemoNode(opts: DemoNodeOptions = {}): Promise<DemoNod
   const seed = opts.seed ?? 1;
   const nowSec = Math.floor(Date.now() / 1000);
   const state = createDemoState(seed, nowSec, opts.validators ?? 48, opts.peers ?? 64);
+  if (opts.partialSync) makePartialSyncL1Validator(state, nowSec);
   const node = await FakeNode.start({
     ...(opts.host !== undefined ? { host: opts.host } : {}),
     port: opts.port ?? 0,
