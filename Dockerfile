@@ -45,7 +45,7 @@ LABEL org.opencontainers.image.title="avax-exporter" \
       org.opencontainers.image.created="${CREATED}"
 
 # Memory settings, measured in docs/performance.md and explained in
-# src/tools/bench/runtime-env.ts (the benchmark runs the daemon with the same):
+# test/tools/bench/runtime-env.ts (the benchmark runs the daemon with the same):
 # MALLOC_ARENA_MAX: at most two glibc malloc arenas, so the threads that gzip and
 # parse do not each keep one. MALLOC_MMAP_THRESHOLD_: buffers from 128 KiB on are
 # returned to the system when freed instead of fragmenting the arena.

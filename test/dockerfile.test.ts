@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PORT } from '../src/config/load.js';
 import { eventually, valueOf, seriesOf } from './helpers/daemon.js';
 import { ROOT } from './helpers/promql-contract.js';
-import { DAEMON_RUNTIME_ENV } from '../src/tools/bench/runtime-env.js';
+import { DAEMON_RUNTIME_ENV } from './tools/bench/runtime-env.js';
 
 interface Instruction {
   cmd: string;
