@@ -7,6 +7,7 @@
 #     --build-arg REVISION=$(git rev-parse HEAD) \
 #     --build-arg CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ) .
 #   docker run --rm -p 9785:9785 avax-exporter --node.url=http://avalanchego:9650
+#   docker run --rm avax-exporter --version     # the version and the revision it was built from
 #
 # Every flag can also be given as an environment variable:
 # AVAX_EXPORTER_<FLAG_WITH_UNDERSCORES>, e.g. AVAX_EXPORTER_NODE_URL.
