@@ -7,6 +7,7 @@
 #     --build-arg REVISION=$(git rev-parse HEAD) \
 #     --build-arg CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ) .
 #   docker run --rm -p 9785:9785 avax-exporter --node.url=http://avalanchego:9650
+#   docker run --rm avax-exporter --version     # the version and the revision it was built from
 #
 # Every flag can also be given as an environment variable:
 # AVAX_EXPORTER_<FLAG_WITH_UNDERSCORES>, e.g. AVAX_EXPORTER_NODE_URL.
@@ -45,7 +46,7 @@ LABEL org.opencontainers.image.title="avax-exporter" \
       org.opencontainers.image.created="${CREATED}"
 
 # Memory settings, measured in docs/performance.md and explained in
-# src/tools/bench/runtime-env.ts (the benchmark runs the daemon with the same):
+# test/tools/bench/runtime-env.ts (the benchmark runs the daemon with the same):
 # MALLOC_ARENA_MAX: at most two glibc malloc arenas, so the threads that gzip and
 # parse do not each keep one. MALLOC_MMAP_THRESHOLD_: buffers from 128 KiB on are
 # returned to the system when freed instead of fragmenting the arena.

@@ -5,7 +5,7 @@ import type { WatchedAddress } from './config/addresses.js';
 import { DEFAULT_DATA_API_URL } from './data-api/client.js';
 import { formatDuration } from './config/duration.js';
 import { createLogger } from './log.js';
-import { startDaemon } from './daemon.js';
+import { BUILD, startDaemon } from './daemon.js';
 import { WebConfigError, loadWebConfig } from './server/web-config.js';
 import { tuneHeap } from './runtime/heap-tuning.js';
 
@@ -54,7 +54,22 @@ function describeConfig(config: Config): string {
   });
 }
 
+/** `avax-exporter 0.1.0`, with ` (revision <commit>)` when the build says which (AVAX_EXPORTER_REVISION, set by the Docker image). */
+function versionLine(): string {
+  const known = BUILD.revision !== '' && BUILD.revision !== 'unknown';
+  return `avax-exporter ${BUILD.version}${known ? ` (revision ${BUILD.revision})` : ''}`;
+}
+
+/** True when argv asks for --version; answered before the configuration is read, so a broken one does not hide it. */
+function wantsVersion(argv: string[]): boolean {
+  return argv.includes('--version');
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (wantsVersion(argv) && !wantsHelp(argv)) {
+    process.stdout.write(`${versionLine()}\n`);
+    return 0;
+  }
   let loaded;
   try {
     loaded = loadConfig(argv);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { eventually, seriesOf, valueOf } from './helpers/daemon.js';
 
 // The CLI as operators run it, through tsx so the test needs no build step.
 const CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'] as const;
+const pkgVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AVAX_EXPORTER_')));
 
 function run(args: string[]) {
@@ -51,6 +52,22 @@ describe('command line', () => {
     expect(r.stdout).toContain('interval: 30s');
     expect(r.stdout).toContain('name: 10.1.2.3:9650');
     expect(r.stdout).not.toContain('hunter2');
+  });
+
+  it('--version prints the package version (and the revision when the build knows it), even beside a broken configuration', () => {
+    const r = run(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`avax-exporter ${pkgVersion}\n`);
+    const [cmd, ...pre] = CLI;
+    const built = spawnSync(cmd, [...pre, '--version', '--config.file=/nonexistent.yml'], { encoding: 'utf8', env: { ...cleanEnv, AVAX_EXPORTER_REVISION: 'abc1234' }, timeout: 20_000 });
+    expect(built.status).toBe(0);
+    expect(built.stdout).toBe(`avax-exporter ${pkgVersion} (revision abc1234)\n`);
+  });
+
+  it('--help lists every flag, --version included, and exits 0', () => {
+    const r = run(['--help']);
+    expect(r.status).toBe(0);
+    for (const flag of ['--node.url', '--config.file', '--config.check', '--demo', '--web.listen-address', '--version', '--help']) expect(r.stdout).toContain(flag);
   });
 
   it('bad input: every problem with its path on stderr, exit status 2', () => {

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PORT } from '../src/config/load.js';
 import { eventually, valueOf, seriesOf } from './helpers/daemon.js';
 import { ROOT } from './helpers/promql-contract.js';
-import { DAEMON_RUNTIME_ENV } from '../src/tools/bench/runtime-env.js';
+import { DAEMON_RUNTIME_ENV } from './tools/bench/runtime-env.js';
+import { filesUnder, unshippableImports } from './helpers/shipped.js';
 
 interface Instruction {
   cmd: string;
@@ -265,6 +266,23 @@ describe('the entry point the image runs', () => {
     }
     process.off('exit', exitGuard);
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds the daemon only: no developer tool, and imports nothing a production install lacks', () => {
+    const files = filesUnder(join(dir, 'dist'));
+    expect(files).toContain('cli.js');
+    expect(files.filter((f) => /tools|bench|soak|metrics-doc/.test(f))).toEqual([]);
+    expect(unshippableImports(join(dir, 'dist'))).toEqual([]);
+  });
+
+  it('answers --version with the image version and the revision it was built from', () => {
+    const script = join(dir, posix.relative(workdirOf(final), execForm(lastOf('ENTRYPOINT')?.args ?? '[]')[1] ?? ''));
+    const args = stageArgs({ VERSION: pkg.version, REVISION: 'abc1234', CREATED: '2026-01-01T00:00:00Z' });
+    const imageEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(keyValues(finalOf('ENV').map((i) => i.args).join(' ')))) imageEnv[k] = substitute(v, args);
+    const r = spawnSync(process.execPath, [script, '--version'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', ...imageEnv }, encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`avax-exporter ${pkg.version} (revision abc1234)\n`);
   });
 
   it('starts with the image environment, serves /metrics and /-/healthy, passes the HEALTHCHECK and stops on SIGTERM', { timeout: 60_000 }, async () => {

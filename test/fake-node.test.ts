@@ -20,8 +20,7 @@ import {
   isCb58NodeId,
 } from '../src/fake/fake-data.js';
 import { createDemoState, startDemoNode } from '../src/fake/demo-node.js';
-
-const FIXTURES = path.resolve(process.cwd(), '../shared/fixtures/reference');
+import { FIXTURE_DIR } from './helpers/fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -152,8 +151,8 @@ function header(h: Record<string, string>, name: string): string | undefined {
 
 function loadFixtureCases(): FixtureCase[] {
   const cases: FixtureCase[] = [];
-  for (const file of fs.readdirSync(FIXTURES).filter((f) => /^node\..*\.json$/.test(f)).sort()) {
-    const doc = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as {
+  for (const file of fs.readdirSync(FIXTURE_DIR).filter((f) => /^node\..*\.json$/.test(f)).sort()) {
+    const doc = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, file), 'utf8')) as {
       request: WireRequest;
       response: WireResponse;
       variants?: Array<{ name: string; request: WireRequest; response: WireResponse }>;

@@ -10,7 +10,7 @@
  * which clears when the fault goes away.
  *
  * Needs the prometheus binary (Debian: `apt-get install prometheus`, which
- * .ci/run does); set PROMETHEUS to use another one. Without it the test fails.
+ * npm test does first when it may); set PROMETHEUS to use another one. Without it the test fails.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

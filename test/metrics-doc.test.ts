@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../src/exposition/metric-defs.js';
-import { METRICS_DOC_PATH, renderMetricsDoc } from '../src/exposition/metrics-doc.js';
+import { METRICS_DOC_PATH, renderMetricsDoc } from './tools/metrics-doc.js';
 
 describe('metrics reference', () => {
   it('the committed docs/metrics.md is what the metric definitions generate (run npm run docs:metrics)', () => {

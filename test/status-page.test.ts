@@ -5,7 +5,7 @@
  * (Debian's chromium driven by playwright-core) against a fake node and a
  * fake Data API: visible text, computed colours, live updates, the page
  * without script, and a screenshot. Chromium missing is a failure, not a
- * skip: CI (.ci/run) installs it.
+ * skip: `npm test` installs it first (test/tools/provision.sh).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -283,7 +283,7 @@ async function look(page: Page, selector: string): Promise<{ text: string; color
 
 /** Headless Chromium; fails (the test fails, nothing is skipped) when it is not installed: CI installs it, so its absence is a broken machine. */
 async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium), as .ci/run does, or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium), as npm test does when it may, or set CHROMIUM_PATH`);
   return chromium.launch({
     executablePath: CHROMIUM,
     // No sandbox as root in CI; no background traffic on a machine with a closed network.

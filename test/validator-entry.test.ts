@@ -9,7 +9,7 @@ import { UpstreamError } from '../src/http/errors.js';
 import { stakeEntrySchema } from '../src/sources/peers.js';
 import { readStakeEntry, readValidatorEntry } from '../src/sources/validator-entry.js';
 import { toRecord, validatorSchema, type ValidatorRecord } from '../src/sources/validators.js';
-import { L1_SUBNET_ID, mainnetWorld } from '../src/tools/bench/world.js';
+import { L1_SUBNET_ID, mainnetWorld } from './tools/bench/world.js';
 import { FIXTURE_DIR, loadFixture } from './helpers/fixtures.js';
 
 // The fast readers must give exactly what zod (and toRecord) give whenever

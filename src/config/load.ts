@@ -190,7 +190,9 @@ function parseFlags(argv: string[]): Partial<Record<FlagName, unknown>> {
     .strict()
     .exitProcess(false)
     .help()
+    // Our own --version (cli.ts answers it before any parsing): the package version and the build's revision.
     .version(false)
+    .option('version', { type: 'boolean', describe: 'Print the version (and the build revision when known) and exit' })
     .fail((msg, err) => {
       problems.push(msg ?? err?.message ?? 'invalid flags');
     });

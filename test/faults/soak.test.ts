@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSoak } from '../../src/tools/soak-run.js';
+import { runSoak } from '../tools/soak-run.js';
 
 describe('soak (short)', () => {
   it('2,000 poll cycles with churn: series count flat, no listener or handle growth, no failed round', async () => {

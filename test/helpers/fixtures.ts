@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-/** The shared reference fixtures, beside the checkout (CI clones main with shared/ next to it). */
-export const FIXTURE_DIR = resolve(process.cwd(), '../shared/fixtures/reference');
+/** The reference exchanges, inside the checkout (test/fixtures/reference/README.md says where each comes from). */
+export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/reference/', import.meta.url));
 
 /** One reference exchange. */
 export interface FixtureExchange {

@@ -1,6 +1,6 @@
 /**
  * A real Prometheus server for tests (Debian's prometheus package, which
- * .ci/run installs): started on a free loopback port with a given config,
+ * npm test installs first, test/tools/provision.sh): started on a free loopback port with a given config,
  * ready when /-/ready answers, stopped with SIGTERM (SIGKILL after 5 s).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -1,4 +1,4 @@
-import { METRICS, type MetricDef } from './metric-defs.js';
+import { METRICS, type MetricDef } from '../../src/exposition/metric-defs.js';
 
 /** Path of the generated reference, relative to the repository root. */
 export const METRICS_DOC_PATH = 'docs/metrics.md';

@@ -128,7 +128,7 @@ export interface SpawnOptions {
   env?: Record<string, string>;
 }
 
-/** One child process running a role of src/tools/bench/child.ts. */
+/** One child process running a role of test/tools/bench/child.ts. */
 export class BenchChild {
   #nextId = 1;
   readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();

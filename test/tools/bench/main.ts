@@ -251,21 +251,21 @@ function memoryLine(m: MemoryBreakdown): string {
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
- * Compiles the project (tsconfig.build.json) into .tmp/bench/dist, so the
- * measured processes run JavaScript as `node dist/cli.js` does, without a
- * TypeScript loader. Bounded to two minutes.
+ * Compiles the bench with the sources it imports (test/tools/tsconfig.json) into
+ * .tmp/bench/dist, so the measured processes run JavaScript as `node dist/cli.js`
+ * does, without a TypeScript loader. Bounded to two minutes.
  */
 function compileForChildren(): string {
   const root = join(REPO, '.tmp', 'bench');
   const out = join(root, 'dist');
-  mkdirSync(root, { recursive: true });
-  // The daemon reads its version from ../package.json; "type": "module" comes with it.
-  copyFileSync(join(REPO, 'package.json'), join(root, 'package.json'));
+  mkdirSync(out, { recursive: true });
+  // The daemon (out/src/daemon.js) reads its version from ../package.json; "type": "module" comes with it.
+  copyFileSync(join(REPO, 'package.json'), join(out, 'package.json'));
   const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
   try {
     // Incremental: a later run recompiles only what changed (output of since-deleted sources stays, unused).
-    const incremental = ['--incremental', '--tsBuildInfoFile', join(root, 'tsbuildinfo')];
-    execFileSync(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.build.json'), '--outDir', out, '--sourceMap', 'false', ...incremental], {
+    const incremental = ['--incremental', '--tsBuildInfoFile', join(root, 'tools.tsbuildinfo')];
+    execFileSync(process.execPath, [tsc, '-p', join(REPO, 'test', 'tools', 'tsconfig.json'), '--noEmit', 'false', '--outDir', out, '--sourceMap', 'false', ...incremental], {
       cwd: REPO,
       timeout: 120_000,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -277,7 +277,7 @@ function compileForChildren(): string {
     const text = String((err as { stdout?: Buffer }).stdout ?? '').split('\n').slice(0, 5).join('\n');
     log(`tsc reported problems (building anyway):\n${text}`);
   }
-  const child = join(out, 'tools', 'bench', 'child.js');
+  const child = join(out, 'test', 'tools', 'bench', 'child.js');
   if (!existsSync(child)) throw new Error(`the build did not produce ${child}`);
   return child;
 }
@@ -888,7 +888,7 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
 function docOf(body: string): string {
   return `# Performance
 
-Written by \`npm run bench\` (src/tools/bench/main.ts) at the end of a full run; do not edit by hand. \`npm run bench -- --quick\` is a shorter check that does not write this file; \`--scenario=a|b|c\` runs one scenario; \`--profile\` also records the daemon's CPU profile and prints where its time goes.
+Written by \`npm run bench\` (test/tools/bench/main.ts) at the end of a full run; do not edit by hand. \`npm run bench -- --quick\` is a shorter check that does not write this file; \`--scenario=a|b|c\` runs one scenario; \`--profile\` also records the daemon's CPU profile and prints where its time goes.
 
 What is measured (issue 6):
 
@@ -896,7 +896,7 @@ What is measured (issue 6):
 - **B. Polling.** Poll rounds of the same node driven back to back in the daemon process, each followed by its render and by what the first scrape after it costs (the text joined and gzipped once), with every source asked in every round (\`poll.peers_interval\` 0s: the whole poll, not the steady state's average): CPU per round, event-loop delay (\`perf_hooks.monitorEventLoopDelay\`, less the monitor's own 10 ms interval) while they run, GC pauses, memory after them, the calls the fake node received per round, and how fresh /metrics is: the daemon's own lag from the end of a round to the render that holds it being served (\`Daemon.freshnessLagsMs\`). Then, with polling idle, the poll's synchronous steps on the real answers and one render, each timed alone.
 - **C. Scale.** One daemon polling 50 simulated nodes every 15 s for a fixed window (a whole number of intervals), scraped every 5 s, with the defaults an operator gets (info.peers at most once a minute, the validator set's stake downloaded once per network and shared, the nodes' first rounds started one after another): CPU, memory (and its peak at start-up), scrape latency and freshness.
 
-How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with ${Object.entries(DAEMON_RUNTIME_ENV).map(([k, v]) => `\`${k}=${v}\``).join(', ')}, the environment the Docker image and the systemd unit set, see src/tools/bench/runtime-env.ts), the fake nodes in another, the load client in the parent. A server's CPU time is its process's own, from the kernel (\`/proc/<pid>/task/*/schedstat\`, all threads), never the client's or the upstream's. The simulated world is 1,800 primary validators with one delegation each on average, an L1 with 30 validators, 2,000 peers and the full health report, from the project's FakeNode (\`generateValidators\`, \`generatePeers\`); the fake nodes keep idle connections 120 s as AvalancheGo does. autocannon's copy of every response body into a string is switched off: the bench checks no bodies, and for gzip bodies that copy made the client the bottleneck.
+How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with ${Object.entries(DAEMON_RUNTIME_ENV).map(([k, v]) => `\`${k}=${v}\``).join(', ')}, the environment the Docker image and the systemd unit set, see test/tools/bench/runtime-env.ts), the fake nodes in another, the load client in the parent. A server's CPU time is its process's own, from the kernel (\`/proc/<pid>/task/*/schedstat\`, all threads), never the client's or the upstream's. The simulated world is 1,800 primary validators with one delegation each on average, an L1 with 30 validators, 2,000 peers and the full health report, from the project's FakeNode (\`generateValidators\`, \`generatePeers\`); the fake nodes keep idle connections 120 s as AvalancheGo does. autocannon's copy of every response body into a string is switched off: the bench checks no bodies, and for gzip bodies that copy made the client the bottleneck.
 
 The machine is small and shared (2 cores, other work on it, and the load client itself takes a core), so the scrape targets are ratios measured in the same run; the polling tables say how long the daemon's event-loop thread waited for a CPU, and the header gives the machine's load average. Absolute CPU and latency figures move by 20-50 % between runs with the machine's load.
 

@@ -5,16 +5,16 @@
  */
 import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { ExpositionRenderer } from '../../exposition/render.js';
-import { ConfigError, buildConfig } from '../../config/load.js';
-import { parseJsonBody } from '../../http/json-rpc.js';
-import { toRecord, validatorSchema } from '../../sources/validators.js';
-import { readValidatorEntry } from '../../sources/validator-entry.js';
-import { SCAN_SLICE, splitJsonArray } from '../../http/json-array-split.js';
-import { peersResult } from '../../sources/peers.js';
-import { startDaemon } from '../../daemon.js';
-import { createLogger } from '../../log.js';
-import { tuneHeap } from '../../runtime/heap-tuning.js';
+import { ExpositionRenderer } from '../../../src/exposition/render.js';
+import { ConfigError, buildConfig } from '../../../src/config/load.js';
+import { parseJsonBody } from '../../../src/http/json-rpc.js';
+import { toRecord, validatorSchema } from '../../../src/sources/validators.js';
+import { readValidatorEntry } from '../../../src/sources/validator-entry.js';
+import { SCAN_SLICE, splitJsonArray } from '../../../src/http/json-array-split.js';
+import { peersResult } from '../../../src/sources/peers.js';
+import { startDaemon } from '../../../src/daemon.js';
+import { createLogger } from '../../../src/log.js';
+import { tuneHeap } from '../../../src/runtime/heap-tuning.js';
 import type { Role } from './child.js';
 
 /** Arguments of the daemon role (file-shaped config pieces). */

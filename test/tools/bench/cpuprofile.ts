@@ -2,7 +2,7 @@
  * Summarises a V8 .cpuprofile (node --cpu-prof): self time by function and by
  * where the code lives (a package, a file of ours, Node internals, GC), so the
  * benchmark can say where the time goes. Also runnable on its own:
- * `node --import tsx src/tools/bench/cpuprofile.ts <file.cpuprofile> [top]`.
+ * `node --import tsx test/tools/bench/cpuprofile.ts <file.cpuprofile> [top]`.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,10 +1,10 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { buildConfig } from '../config/load.js';
-import { startDaemon } from '../daemon.js';
-import { FakeNode } from '../fake/fake-node.js';
-import { generatePeers, generateValidators } from '../fake/fake-data.js';
-import { createLogger } from '../log.js';
+import { buildConfig } from '../../src/config/load.js';
+import { startDaemon } from '../../src/daemon.js';
+import { FakeNode } from '../../src/fake/fake-node.js';
+import { generatePeers, generateValidators } from '../../src/fake/fake-data.js';
+import { createLogger } from '../../src/log.js';
 
 /** Figures taken at one point of a soak run. */
 export interface SoakSample {
