@@ -77,6 +77,16 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
       if (!present.has(id)) out.push(sample('avax_validator_active', { node, node_id: id, subnet: s.subnetId }, 0));
     }
   }
+  const ow = v.operatorWatched;
+  if (ow) {
+    const primary = v.subnets.find((x) => x.subnetId === PRIMARY_NETWORK_ID);
+    for (const id of new Set(ow.ids)) {
+      // The node's own id, watched by default, is the operator's validator only while it validates:
+      // an RPC node that is not a validator has nothing to be alerted about.
+      if (ow.ownIdByDefault && !primary?.validators.some((x) => x.nodeId === id)) continue;
+      out.push(sample('avax_validator_watched', { node, node_id: id }, 1));
+    }
+  }
   for (const l of v.validations ?? []) out.push(sample('avax_l1_validation_found', { node, validation_id: l.validationId }, bit(l.found)));
   return out;
 }

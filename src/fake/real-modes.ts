@@ -133,3 +133,47 @@ export function addL1Chain(state: FakeNodeState, subnetId: string, name: string,
   if (sub) sub.chains.push(id);
   return id;
 }
+
+/**
+ * A validator that was offline for `offlineSeconds` and has just restarted,
+ * as the restarted node itself reports it: snow/uptime/manager.go
+ * CalculateUptime credits every validator, itself included, with the time
+ * since its last update as "online" until tracking starts (StartTracking),
+ * and a node is always connected to itself. So its own view of its uptime
+ * (getCurrentValidators `uptime`, `connected`) stays where it was, near
+ * 100 %. Only the network saw the outage: the peers' observed uptime of this
+ * node (info.peers `observedUptime`) and info.uptime (api/info/service.go:
+ * the stake-weighted average of what the peers observe, and the share of the
+ * stake that sees it above the reward requirement) drop by the offline share
+ * of the time since the validation started.
+ */
+export function restartedAfterOutage(state: FakeNodeState, offlineSeconds: number, nowSec = Math.floor(Date.now() / 1000), requirement = 0.8): FakeNodeState {
+  const self = state.primaryValidators.find((v) => v.nodeId === state.nodeId);
+  if (!self) throw new Error('the restarted node must be a primary validator in the fake state');
+  self.uptime = Math.max(self.uptime, 99.9);
+  self.connected = true;
+  const seen = networkViewAfterOutage(self.startTime, offlineSeconds, nowSec);
+  state.uptime = { weightedAveragePercentage: seen * 100, rewardingStakePercentage: seen >= requirement ? 100 : 0 };
+  for (const p of state.peers) p.observedUptime = Math.floor(seen * 100);
+  return state;
+}
+
+/**
+ * The same outage as another node saw it: that node tracked the validator as
+ * disconnected while it was offline, so its view of the validator's uptime
+ * (getCurrentValidators `uptime` on the observer) drops, and `connected` is
+ * false while `stillOffline`.
+ */
+export function observedOutage(state: FakeNodeState, nodeId: string, offlineSeconds: number, stillOffline: boolean, nowSec = Math.floor(Date.now() / 1000)): FakeNodeState {
+  const v = state.primaryValidators.find((x) => x.nodeId === nodeId);
+  if (!v) throw new Error(`no primary validator ${nodeId} in the fake state`);
+  v.uptime = networkViewAfterOutage(v.startTime, offlineSeconds, nowSec) * 100;
+  v.connected = !stillOffline;
+  return state;
+}
+
+/** Uptime since `startTime` with `offlineSeconds` of it offline (0..1). */
+function networkViewAfterOutage(startTime: number, offlineSeconds: number, nowSec: number): number {
+  const elapsed = Math.max(1, nowSec - startTime);
+  return Math.max(0, Math.min(1, (elapsed - offlineSeconds) / elapsed));
+}

@@ -78,6 +78,13 @@ export interface ValidatorsValue {
   rewardUptimeUpgradeTime?: number;
   /** L1 validator fee (platform.getValidatorFeeState price), nAVAX per second per active L1 validator; polled only when subnets or validations are watched. */
   feePriceNavaxPerSecond?: number;
+  /**
+   * The primary-network ids the operator watches: the explicit --watch.node-id
+   * list, or, by default, the node's own id (`ownIdByDefault`), which counts
+   * as watched only while it validates. Alerts are for these ids only;
+   * everyone else (--watch.all-validators) is exported for dashboards.
+   */
+  operatorWatched?: { ids: string[]; ownIdByDefault: boolean };
   /** Each watched validation id (--watch.validation-id) and whether platform.getL1Validator knows it. */
   validations?: { validationId: string; found: boolean }[];
 }
@@ -238,7 +245,7 @@ export const validatorsSource = defineSource<ValidatorsValue>({
       out.push(capValidators(subnetId, subnets[i] ?? [], [], max));
     });
     mergeValidations(out, found);
-    const value: ValidatorsValue = { subnets: out, observedAt };
+    const value: ValidatorsValue = { subnets: out, observedAt, operatorWatched: { ids: watched, ownIdByDefault: ctx.node.watch.nodeIds.length === 0 } };
     if (found.length > 0) value.validations = found.map((f) => ({ validationId: f.id, found: f.record !== undefined }));
     if (ctx.known.rewardUptimeUpgradeTime !== undefined) value.rewardUptimeUpgradeTime = ctx.known.rewardUptimeUpgradeTime;
     if (feeState) value.feePriceNavaxPerSecond = feeState.price;
