@@ -133,22 +133,27 @@ describe('alert conventions', () => {
         'AvaxExporterDown',
         'AvaxL1ValidationNotFound',
         'AvaxL1ValidatorBalanceLow',
+        'AvaxL1ValidatorInactive',
         'AvaxL1ValidatorRunwayLow',
         'AvaxNetworkUpgradeSoon',
         'AvaxNodeBehindDataApi',
+        'AvaxNodeDown',
         'AvaxNodeHealthCheckFailing',
-        'AvaxNodeLowPeers',
+        'AvaxNodeLowConnectedStake',
         'AvaxNodeNotBootstrapped',
         'AvaxNodeUnhealthy',
         'AvaxNodeUpgradeNotReady',
+        'AvaxNodeUpgradeUnknown',
         'AvaxNodeVersionBehindPeers',
         'AvaxSourceDataStale',
         'AvaxSourceDown',
         'AvaxValidationEndingSoon',
         'AvaxValidatorBenched',
         'AvaxValidatorDowntimeBudgetLow',
-        'AvaxValidatorMissingFromCurrentSet',
+        'AvaxValidatorLeftSet',
         'AvaxValidatorNotConnected',
+        'AvaxValidatorRewardDenied',
+        'AvaxValidatorRewardLost',
         'AvaxValidatorUptimeLow',
       ].sort(),
     );
@@ -157,7 +162,7 @@ describe('alert conventions', () => {
   it.each(alerts.map((a) => [`${a.alert} (${a.labels?.['severity'] ?? '?'})`, a] as const))(
     '%s has a severity, summary, description and a runbook anchor',
     (_name, a) => {
-      expect(['critical', 'warning']).toContain(a.labels?.['severity']);
+      expect(['critical', 'warning', 'info']).toContain(a.labels?.['severity']);
       expect(a.annotations?.['summary']?.trim()).toBeTruthy();
       expect(a.annotations?.['description']?.trim()).toBeTruthy();
       expect(a.annotations?.['runbook_url']).toBe(`${RUNBOOK_URL}#${a.alert.toLowerCase()}`);
@@ -169,6 +174,37 @@ describe('alert conventions', () => {
     for (const name of alertNames) {
       const sev = alerts.filter((a) => a.alert === name).map((a) => a.labels?.['severity']);
       expect(new Set(sev).size, name).toBe(sev.length);
+    }
+  });
+
+  it('critical alerts keep firing after their evidence is gone (a dead node exports nothing)', () => {
+    for (const a of alerts) {
+      if (a.labels?.['severity'] === 'critical') expect((a as { keep_firing_for?: string }).keep_firing_for, a.alert).toBe('10m');
+      else expect((a as { keep_firing_for?: string }).keep_firing_for, a.alert).toBeUndefined();
+    }
+  });
+
+  it('every aggregation keeps the cluster label and every vector join on a node matches on it', () => {
+    for (const r of rules) {
+      for (const m of r.expr.matchAll(/\b(by|on)\s*\(([^)]*)\)/g)) {
+        const labels = (m[2] ?? '').split(',').map((l) => l.trim()).filter(Boolean);
+        // `on ()` joins against the unlabelled thresholds; `by ()` does not occur.
+        if (labels.length === 0) continue;
+        expect(labels, `${r.alert ?? r.record}: ${m[0]}`).toContain('cluster');
+      }
+    }
+  });
+
+  it('validator alerts judge only watched validators, and never a node\'s view of itself', () => {
+    const watchedOnly = ['AvaxValidatorUptimeLow', 'AvaxValidatorNotConnected', 'AvaxValidationEndingSoon', 'AvaxValidatorDowntimeBudgetLow', 'AvaxValidatorRewardLost', 'AvaxL1ValidatorBalanceLow', 'AvaxL1ValidatorRunwayLow', 'AvaxL1ValidatorInactive'];
+    for (const a of alerts.filter((x) => watchedOnly.includes(x.alert))) expect(a.expr, a.alert).toContain('avax_validator:watched:max');
+    const byName = new Map(rules.filter((r) => r.record).map((r) => [r.record, r.expr]));
+    for (const rec of ['avax_validator:uptime_ratio:observers_max', 'avax_validator:connected:max']) {
+      expect(byName.get(rec), rec).toMatch(/unless on \(cluster, node, node_id\) avax_node_info/);
+    }
+    // The uptime alerts read the network's view only, not the raw per-node series.
+    for (const a of alerts.filter((x) => x.alert === 'AvaxValidatorUptimeLow' || x.alert === 'AvaxValidatorDowntimeBudgetLow')) {
+      expect(a.expr).not.toMatch(/avax_validator_uptime_ratio|avax_validator_downtime_budget_seconds/);
     }
   });
 

@@ -87,11 +87,11 @@ describe('status view (pure rendering)', () => {
       if (!m) throw new Error(`no threshold ${name} in the alert rules`);
       return Number(m[1]);
     };
-    expect(threshold('uptime_warning_ratio') - threshold('uptime_critical_ratio')).toBeCloseTo(STATUS_THRESHOLDS.uptimeWarningMarginRatio, 9);
+    expect(threshold('uptime_warning_margin_ratio')).toBeCloseTo(STATUS_THRESHOLDS.uptimeWarningMarginRatio, 9);
     expect(STATUS_THRESHOLDS.downtimeBudgetWarningSeconds).toBe(threshold('downtime_budget_warning_seconds'));
-    expect(STATUS_THRESHOLDS.downtimeBudgetCriticalSeconds).toBe(threshold('downtime_budget_critical_seconds'));
+    // A spent budget is red here, as AvaxValidatorRewardLost says it (info: nothing to page for).
+    expect(STATUS_THRESHOLDS.downtimeBudgetCriticalSeconds).toBe(0);
     expect(STATUS_THRESHOLDS.validationEndingWarningSeconds).toBe(threshold('validation_ending_warning_seconds'));
-    expect(STATUS_THRESHOLDS.validationEndingCriticalSeconds).toBe(threshold('validation_ending_critical_seconds'));
     expect(STATUS_THRESHOLDS.l1BalanceWarningAvax).toBe(threshold('l1_validator_balance_warning_avax'));
     expect(STATUS_THRESHOLDS.l1BalanceCriticalAvax).toBe(threshold('l1_validator_balance_critical_avax'));
     expect(STATUS_THRESHOLDS.l1RunwayWarningSeconds).toBe(threshold('l1_validator_runway_warning_seconds'));
@@ -101,7 +101,9 @@ describe('status view (pure rendering)', () => {
     expect([0.79, 0.8, 0.849, 0.85, 0.99].map((u) => uptimeLevel(u, 0.8))).toEqual(['crit', 'warn', 'warn', 'ok', 'ok']);
     expect([0.89, 0.9, 0.95].map((u) => uptimeLevel(u, 0.9))).toEqual(['crit', 'warn', 'ok']);
     expect([-1, 0, 1, DAY - 1, DAY].map(downtimeBudgetLevel)).toEqual(['crit', 'crit', 'warn', 'warn', 'ok']);
-    expect([-1, DAY - 1, DAY, 7 * DAY - 1, 7 * DAY].map(timeLeftLevel)).toEqual(['crit', 'crit', 'warn', 'warn', 'ok']);
+    expect([-1, 0, 1, DAY - 1, DAY, 7 * DAY - 1, 7 * DAY].map((s) => timeLeftLevel(s))).toEqual(['crit', 'crit', 'warn', 'warn', 'warn', 'warn', 'ok']);
+    // An auto-renewing validation's end is the end of a cycle, as AvaxValidationEndingSoon has it.
+    expect([DAY - 1, 7 * DAY - 1].map((s) => timeLeftLevel(s, true))).toEqual(['ok', 'ok']);
     expect([0, 0.09, 0.1, 0.99, 1].map(l1BalanceLevel)).toEqual(['crit', 'crit', 'warn', 'warn', 'ok']);
     expect([DAY, 7 * DAY, 30 * DAY - 1, 30 * DAY].map(l1RunwayLevel)).toEqual(['crit', 'warn', 'warn', 'ok']);
     expect(worstLevel([])).toBe('none');

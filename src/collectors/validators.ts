@@ -79,13 +79,18 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
   }
   const ow = v.operatorWatched;
   if (ow) {
-    const primary = v.subnets.find((x) => x.subnetId === PRIMARY_NETWORK_ID);
-    for (const id of new Set(ow.ids)) {
-      // The node's own id, watched by default, is the operator's validator only while it validates:
+    const watchedIds = new Set<string>();
+    for (const id of ow.ids) {
+      // The node's own id, watched by default, is the operator's validator only while it validates
+      // (the primary network or a watched L1: a partial-sync L1 validator is no primary validator):
       // an RPC node that is not a validator has nothing to be alerted about.
-      if (ow.ownIdByDefault && !primary?.validators.some((x) => x.nodeId === id)) continue;
-      out.push(sample('avax_validator_watched', { node, node_id: id }, 1));
+      if (ow.ownIdByDefault && !v.subnets.some((x) => x.validators.some((r) => r.nodeId === id))) continue;
+      watchedIds.add(id);
     }
+    // The validators behind the validation ids the operator asked for (--watch.validation-id).
+    const validations = new Set((v.validations ?? []).filter((l) => l.found).map((l) => l.validationId));
+    for (const x of v.subnets) for (const r of x.validators) if (r.validationId !== undefined && validations.has(r.validationId)) watchedIds.add(r.nodeId);
+    for (const id of watchedIds) out.push(sample('avax_validator_watched', { node, node_id: id }, 1));
   }
   for (const l of v.validations ?? []) out.push(sample('avax_l1_validation_found', { node, validation_id: l.validationId }, bit(l.found)));
   return out;

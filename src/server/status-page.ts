@@ -53,7 +53,6 @@ export const STATUS_THRESHOLDS = {
   /** At or below: the reward is lost. */
   downtimeBudgetCriticalSeconds: 0,
   validationEndingWarningSeconds: 7 * 86_400,
-  validationEndingCriticalSeconds: 86_400,
   l1BalanceWarningAvax: 1,
   l1BalanceCriticalAvax: 0.1,
   l1RunwayWarningSeconds: 30 * 86_400,
@@ -79,9 +78,14 @@ export function downtimeBudgetLevel(seconds: number): Level {
   return seconds < T.downtimeBudgetWarningSeconds ? 'warn' : 'ok';
 }
 
-/** Time left in the validation period. Pure. */
-export function timeLeftLevel(seconds: number): Level {
-  if (seconds < T.validationEndingCriticalSeconds) return 'crit';
+/**
+ * Time left in the validation period: amber within the rules' warning window
+ * for a validation that does not renew, red once it is over; an auto-renewing
+ * validation's end is only the end of a cycle. Pure.
+ */
+export function timeLeftLevel(seconds: number, renews = false): Level {
+  if (renews) return 'ok';
+  if (seconds <= 0) return 'crit';
   return seconds < T.validationEndingWarningSeconds ? 'warn' : 'ok';
 }
 
@@ -254,7 +258,7 @@ function primaryRow(b: Builder, id: string, r: ValidatorRecord | undefined, v: V
   if (r.endTime === undefined) add('time-left', 'none', 'no end time', '');
   else {
     const left = r.endTime - nowMs / 1000;
-    add('time-left', timeLeftLevel(left), left > 0 ? `${formatDuration(left)} (ends ${when(r.endTime)})` : `ended ${when(r.endTime)}`, `validation ends in ${formatDuration(Math.max(0, left))}`);
+    add('time-left', timeLeftLevel(left, r.nextPeriod !== undefined && r.nextPeriod > 0), left > 0 ? `${formatDuration(left)} (ends ${when(r.endTime)})` : `ended ${when(r.endTime)}`, `validation ends in ${formatDuration(Math.max(0, left))}`);
   }
   if (r.connected === undefined) add('connected', 'none', 'unknown', '');
   else add('connected', r.connected ? 'ok' : 'crit', r.connected ? 'yes' : 'no', 'not connected');
