@@ -75,7 +75,7 @@ describe('command line', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('nodes[0].url: must be an http(s) URL');
     expect(r.stderr).toContain('poll.interval: must be a duration');
-    expect(r.stderr).toContain('watch.node_ids[0]: must be a node id');
+    expect(r.stderr).toContain('watch.node_ids[0]: "bogus" is not a node id: it must start with NodeID-');
     expect(run(['--bogus-flag']).status).toBe(2);
   });
 
