@@ -143,6 +143,11 @@ describe('command line', () => {
     expect(seriesOf(text, 'avax_chain_height', { node: 'demo-l1' }).map((s) => s.labels['chain'])).not.toContain('C');
     expect(seriesOf(text, 'avax_validator_renews', { node: 'demo' }).map((s) => s.value).sort()).toEqual([0, 1]);
     expect(seriesOf(text, 'avax_l1_validator_active', { node: 'demo-l1' }).length).toBeGreaterThan(0);
+    // With the outcome of the demo validator's previous (completed, rewarded) validation.
+    const denied = seriesOf(text, 'avax_data_api_validator_last_reward_denied', { network: 'mainnet' });
+    expect(denied.length).toBeGreaterThan(0);
+    expect(denied.every((s) => s.value === 0)).toBe(true);
+    expect(seriesOf(text, 'avax_data_api_validator_last_reward_avax', { network: 'mainnet', kind: 'validation' }).some((s) => s.value > 0)).toBe(true);
     d.child.kill('SIGINT');
     const [code] = (await once(d.child, 'exit')) as [number | null];
     expect(code).toBe(0);
