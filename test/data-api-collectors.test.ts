@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadFixture } from './helpers/fixtures.js';
 import {
   advanceProposer,
+  blockItem,
   dataApiBlocksSource,
   dataApiNodeBlocksSource,
   dataApiValidatorsSource,
@@ -144,6 +145,12 @@ describe('Data API validators collector', () => {
     expect(bare[0]?.benchedRatio).toBeUndefined();
     expect(bare[0]?.potentialValidationReward).toBeUndefined();
     expect(bare[0]?.uptimeRatio).toBe(0.9987);
+  });
+
+  it('a block whose proposer is null or empty reads as "proposer not known", not as a broken page', () => {
+    expect(blockItem.parse({ blockNumber: '5', blockTimestamp: 10, blockType: 'FutureStandardBlock', proposerDetails: { proposerNodeId: null } })).toEqual({ blockNumber: 5n, blockTimestamp: 10, proposerDetails: { proposerNodeId: undefined } });
+    expect(blockItem.parse({ blockNumber: '5', blockTimestamp: 10, proposerDetails: null }).proposerDetails).toBeUndefined();
+    expect(blockItem.safeParse({ blockNumber: null, blockTimestamp: 10 }).success).toBe(false);
   });
 
   it('a required field stays required: a validation without a stake or an end is not made up', () => {
