@@ -75,7 +75,7 @@ describe('command line', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('nodes[0].url: must be an http(s) URL');
     expect(r.stderr).toContain('poll.interval: must be a duration');
-    expect(r.stderr).toContain('watch.node_ids[0]: must be a node id');
+    expect(r.stderr).toContain('watch.node_ids[0]: "bogus" is not a node id: it must start with NodeID-');
     expect(run(['--bogus-flag']).status).toBe(2);
   });
 
@@ -143,6 +143,11 @@ describe('command line', () => {
     expect(seriesOf(text, 'avax_chain_height', { node: 'demo-l1' }).map((s) => s.labels['chain'])).not.toContain('C');
     expect(seriesOf(text, 'avax_validator_renews', { node: 'demo' }).map((s) => s.value).sort()).toEqual([0, 1]);
     expect(seriesOf(text, 'avax_l1_validator_active', { node: 'demo-l1' }).length).toBeGreaterThan(0);
+    // With the outcome of the demo validator's previous (completed, rewarded) validation.
+    const denied = seriesOf(text, 'avax_data_api_validator_last_reward_denied', { network: 'mainnet' });
+    expect(denied.length).toBeGreaterThan(0);
+    expect(denied.every((s) => s.value === 0)).toBe(true);
+    expect(seriesOf(text, 'avax_data_api_validator_last_reward_avax', { network: 'mainnet', kind: 'validation' }).some((s) => s.value > 0)).toBe(true);
     d.child.kill('SIGINT');
     const [code] = (await once(d.child, 'exit')) as [number | null];
     expect(code).toBe(0);

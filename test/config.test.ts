@@ -149,7 +149,7 @@ watch:
         expect.stringMatching(/^poll\.timeout: must be a duration/),
         'nodes[1].url: must be an http(s) URL',
         'nodes[1]: unknown key(s): colour',
-        expect.stringMatching(/^watch\.node_ids\[0\]: must be a node id/),
+        'watch.node_ids[0]: "not-a-node-id" is not a node id: it must start with NodeID- (like NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD)',
       ]),
     );
     expect(problems).toHaveLength(6);
@@ -294,8 +294,8 @@ describe('watched L1 validation ids', () => {
     expect(loadConfig([], {}).config.nodes[0]?.watch).not.toHaveProperty('validationIds');
   });
 
-  it('must be CB58 ids', () => {
+  it('must be CB58 ids (the checksum and the length: see ids.test.ts)', () => {
     expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(ConfigError);
-    expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(/watch\.validation_ids\[0\]: must be a CB58 id/);
+    expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(/watch\.validation_ids\[0\]: "not-an-id" is not a validation id: "-" is not a base58 character/);
   });
 });

@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { loadFixture } from './helpers/fixtures.js';
 import {
   advanceProposer,
+  blockItem,
   dataApiBlocksSource,
   dataApiNodeBlocksSource,
   dataApiValidatorsSource,
   toValidation,
   validationItem,
+  validationListItem,
   type BlockItem,
   type DataApiValidation,
   type DataApiValidatorsValue,
@@ -65,8 +67,20 @@ describe('Data API validators collector', () => {
     expect(dataApiValidatorsSource.collect(value(validations()), 'data_api').map(line)).toEqual(ACTIVE_LINES);
   });
 
-  it('an active validation and a newer pending renewal: the active one is current; a completed one only adds history', () => {
-    expect(dataApiValidatorsSource.collect(value(validations('all-statuses-paged')), 'data_api').map(line)).toEqual(ACTIVE_LINES);
+  /** What the fixture's completed validation (rewarded 118.004212871 AVAX, no delegation fees) adds. */
+  const COMPLETED_LINES = [
+    `avax_data_api_validator_last_completed_end_timestamp_seconds{${L}} 1751400000`,
+    `avax_data_api_validator_last_reward_avax{${L},kind="validation"} 118.004212871`,
+    `avax_data_api_validator_last_reward_denied{${L}} 0`,
+    `avax_data_api_validator_last_reward_avax{${L},kind="delegation"} 0`,
+  ];
+
+  it('an active validation and a newer pending renewal: the active one is current; a completed one only adds its outcome', () => {
+    expect(dataApiValidatorsSource.collect(value(validations('all-statuses-paged')), 'data_api').map(line)).toEqual([
+      ...ACTIVE_LINES.slice(0, 4),
+      ...COMPLETED_LINES,
+      ...ACTIVE_LINES.slice(4),
+    ]);
   });
 
   it('pending only: status, end and stake', () => {
@@ -78,16 +92,73 @@ describe('Data API validators collector', () => {
     ]);
   });
 
-  it('completed only: the status and nothing that describes a validation in progress', () => {
+  it('completed only: the status and its outcome, nothing that describes a validation in progress', () => {
     const vs = validations('all-statuses-paged', (items) => items.filter((i) => i['validationStatus'] === 'completed'));
-    expect(dataApiValidatorsSource.collect(value(vs), 'data_api').map(line)).toEqual(statuses(0, 0, 1, 0));
+    expect(dataApiValidatorsSource.collect(value(vs), 'data_api').map(line)).toEqual([...statuses(0, 0, 1, 0), ...COMPLETED_LINES]);
   });
 
-  it('removed from a permissioned subnet: its status there; the primary network has no validation (all 0)', () => {
+  it('a denied reward (validationRewardAmount 0): denied 1; only the newest completed validation counts', () => {
+    const vs = validations('all-statuses-paged', (items) => {
+      const done = items.find((i) => i['validationStatus'] === 'completed') as Record<string, unknown>;
+      const denied = { ...done, txHash: 'denied', startTimestamp: 1751400000, endTimestamp: 1782936000, rewards: { validationRewardAmount: '0', delegationRewardAmount: '0', rewardAddresses: [] } };
+      return [denied, done];
+    });
+    expect(dataApiValidatorsSource.collect(value(vs), 'data_api').map(line)).toEqual([
+      ...statuses(0, 0, 1, 0),
+      `avax_data_api_validator_last_completed_end_timestamp_seconds{${L}} 1782936000`,
+      `avax_data_api_validator_last_reward_avax{${L},kind="validation"} 0`,
+      `avax_data_api_validator_last_reward_denied{${L}} 1`,
+      `avax_data_api_validator_last_reward_avax{${L},kind="delegation"} 0`,
+    ]);
+  });
+
+  it('removed from a permissioned subnet: its status and removal time there; the primary network has no validation (all 0)', () => {
     expect(dataApiValidatorsSource.collect(value(validations('removed-permissioned-subnet-validator')), 'data_api').map(line)).toEqual([
       ...statuses(0, 0, 0, 0),
       ...statuses(0, 0, 0, 1, LEGACY),
+      `avax_data_api_validator_remove_timestamp_seconds{network="mainnet",node_id="${SELF}",subnet="${LEGACY}"} 1760000000`,
     ]);
+  });
+
+  it('null or out-of-range optional fields drop only their own series; the validation and the page stay', () => {
+    const vs = validations(undefined, (items) => [
+      {
+        ...items[0],
+        uptimePerformance: null,
+        avalancheGoVersion: null,
+        delegationCapacity: '-25000000000',
+        amountDelegated: 25000000000,
+        delegatorCount: -1,
+        potentialRewards: { validationRewardAmount: '117431493426', delegationRewardAmount: null },
+        validatorHealth: { reachabilityPercent: 100.4, benchedPChainRequestsPercent: null, benchedXChainRequestsPercent: 'n/a', benchedCChainRequestsPercent: 0.4 },
+      },
+    ]);
+    expect(dataApiValidatorsSource.collect(value(vs), 'data_api').map(line)).toEqual([
+      ...statuses(1, 0, 0, 0),
+      `avax_data_api_validator_end_timestamp_seconds{${L}} 1782936000`,
+      `avax_data_api_validator_stake_avax{${L}} 2000`,
+      `avax_data_api_validator_potential_reward_avax{${L},kind="validation"} 117.431493426`,
+      `avax_data_api_validator_benched_requests_ratio{${N},chain="C"} 0.004`,
+    ]);
+    // A whole object null or of another type is absent too.
+    const bare = validations(undefined, (items) => [{ ...items[0], validatorHealth: null, potentialRewards: 'soon' }]);
+    expect(bare[0]?.benchedRatio).toBeUndefined();
+    expect(bare[0]?.potentialValidationReward).toBeUndefined();
+    expect(bare[0]?.uptimeRatio).toBe(0.9987);
+  });
+
+  it('a block whose proposer is null or empty reads as "proposer not known", not as a broken page', () => {
+    expect(blockItem.parse({ blockNumber: '5', blockTimestamp: 10, blockType: 'FutureStandardBlock', proposerDetails: { proposerNodeId: null } })).toEqual({ blockNumber: 5n, blockTimestamp: 10, proposerDetails: { proposerNodeId: undefined } });
+    expect(blockItem.parse({ blockNumber: '5', blockTimestamp: 10, proposerDetails: null }).proposerDetails).toBeUndefined();
+    expect(blockItem.safeParse({ blockNumber: null, blockTimestamp: 10 }).success).toBe(false);
+  });
+
+  it('a required field stays required: a validation without a stake or an end is not made up', () => {
+    const body = loadFixture('dataapi.validators.nodeId.json').response.body as { validators: Record<string, unknown>[] };
+    expect(validationListItem.safeParse({ ...body.validators[0], endTimestamp: null }).success).toBe(false);
+    expect(validationListItem.safeParse({ ...body.validators[0], amountStaked: -1 }).success).toBe(false);
+    // An unknown status is dropped before anything else is looked at: a future status need not carry today's fields.
+    expect(validationListItem.parse({ txHash: 'x', validationStatus: 'slashed' })).toBeUndefined();
   });
 
   it('no validations at all: every status 0 on the primary network', () => {

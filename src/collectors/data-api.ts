@@ -50,8 +50,9 @@ export function collectDataApiValidators(v: DataApiValidatorsValue): Sample[] {
       const cur = currentValidation(list);
       const L = { network, node_id: n.nodeId, subnet };
       for (const status of STATUS_SERIES) out.push(sample('avax_data_api_validator_status', { ...L, status }, bit(cur?.status === status)));
-      if (!cur || cur.status === 'completed' || cur.status === 'removed') continue;
       const primary = subnet === PRIMARY_NETWORK_ID;
+      out.push(...collectPastValidations(list, L, primary));
+      if (!cur || cur.status === 'completed' || cur.status === 'removed') continue;
       out.push(sample('avax_data_api_validator_end_timestamp_seconds', L, cur.endTimestamp));
       if (primary) out.push(sample('avax_data_api_validator_stake_avax', L, navaxToAvax(cur.amountStaked)));
       if (cur.status !== 'active') continue;
@@ -76,6 +77,37 @@ export function collectDataApiValidators(v: DataApiValidatorsValue): Sample[] {
     }
     if (node.version !== undefined) out.push(sample('avax_data_api_validator_version_info', { ...N, version: node.version }, 1));
   }
+  return out;
+}
+
+/** The newest validation of a list by start time (the service's newest-first order breaks ties). Pure. */
+function newest(list: readonly DataApiValidation[]): DataApiValidation | undefined {
+  return list.reduce<DataApiValidation | undefined>((a, b) => (a === undefined || b.startTimestamp > a.startTimestamp ? b : a), undefined);
+}
+
+/**
+ * What the validator's past validations on one subnet say, whatever the
+ * current one is: the newest completed primary-network validation's end and
+ * rewards (a validation reward of 0 is a denied reward: the uptime was under
+ * the requirement; rewards exist on the primary network only), and the
+ * newest removed validation's removal time. One series each per subnet, not
+ * one per validation ever made. Pure.
+ */
+function collectPastValidations(list: readonly DataApiValidation[], L: Record<string, string>, primary: boolean): Sample[] {
+  const out: Sample[] = [];
+  const completed = primary ? newest(list.filter((v) => v.status === 'completed')) : undefined;
+  if (completed) {
+    out.push(sample('avax_data_api_validator_last_completed_end_timestamp_seconds', L, completed.endTimestamp));
+    if (completed.validationReward !== undefined) {
+      out.push(sample('avax_data_api_validator_last_reward_avax', { ...L, kind: 'validation' }, navaxToAvax(completed.validationReward)));
+      out.push(sample('avax_data_api_validator_last_reward_denied', L, bit(completed.validationReward === 0n)));
+    }
+    if (completed.delegationReward !== undefined) {
+      out.push(sample('avax_data_api_validator_last_reward_avax', { ...L, kind: 'delegation' }, navaxToAvax(completed.delegationReward)));
+    }
+  }
+  const removed = newest(list.filter((v) => v.status === 'removed'));
+  if (removed?.removeTimestamp !== undefined) out.push(sample('avax_data_api_validator_remove_timestamp_seconds', L, removed.removeTimestamp));
   return out;
 }
 

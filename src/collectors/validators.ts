@@ -2,6 +2,7 @@ import type { Sample } from '../exposition/metric-defs.js';
 import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../sources/validators.js';
 import { navaxToAvax } from '../http/wire.js';
 import { bit, sample } from './sample.js';
+import { collectValidationLookups } from './validation-lookup.js';
 
 /** Primary-network reward uptime requirement today. */
 export const REWARD_UPTIME_THRESHOLD = 0.8;
@@ -92,6 +93,6 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
     for (const x of v.subnets) for (const r of x.validators) if (r.validationId !== undefined && validations.has(r.validationId)) watchedIds.add(r.nodeId);
     for (const id of watchedIds) out.push(sample('avax_validator_watched', { node, node_id: id }, 1));
   }
-  for (const l of v.validations ?? []) out.push(sample('avax_l1_validation_found', { node, validation_id: l.validationId }, bit(l.found)));
+  out.push(...collectValidationLookups(v.validations ?? [], node));
   return out;
 }

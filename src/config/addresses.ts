@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { checkPAddress, idProblem, isValidBech32 } from './ids.js';
+
+/** Re-exported: the bech32 check lives with the other id checks (ids.ts). */
+export { isValidBech32 };
 
 /**
  * The `addresses` section: wallets whose balance keeps something running
@@ -27,38 +31,6 @@ export interface WatchedAddress {
 /** The P-Chain address prefixes the Data API serves, and the network each means. */
 export const P_CHAIN_HRPS = { avax: 'mainnet', fuji: 'fuji' } as const;
 
-const BECH32_CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-const BECH32_GENERATORS = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3] as const;
-
-function bech32Polymod(values: readonly number[]): number {
-  let chk = 1;
-  for (const v of values) {
-    const top = chk >>> 25;
-    chk = ((chk & 0x1ffffff) << 5) ^ v;
-    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= BECH32_GENERATORS[i] as number;
-  }
-  return chk;
-}
-
-/**
- * Whether `s` is a bech32 string (lower case) with a valid checksum. A typo in
- * a configured address is then a start-up error rather than a wallet that
- * silently reads as empty.
- */
-export function isValidBech32(s: string): boolean {
-  const sep = s.lastIndexOf('1');
-  if (sep < 1 || s.length - sep - 1 < 6 || s !== s.toLowerCase()) return false;
-  const hrp = s.slice(0, sep);
-  const data: number[] = [];
-  for (const c of s.slice(sep + 1)) {
-    const v = BECH32_CHARSET.indexOf(c);
-    if (v === -1) return false;
-    data.push(v);
-  }
-  const expanded = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
-  return bech32Polymod([...expanded, ...data]) === 1;
-}
-
 /** `P-<hrp>1` + 32 data characters (a 20-byte address) + 6 checksum characters. */
 const P_ADDRESS = /^P-(avax|fuji)1([02-9ac-hj-np-z]{38})$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -82,9 +54,12 @@ const addressEntrySchema = z
       .min(1, 'must not be empty')
       .max(64, 'must be at most 64 characters')
       .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
-    chain: z
-      .string()
-      .refine((c) => c === 'P' || c === 'C' || CB58_ID.test(c), 'must be P, C or the blockchain id (CB58) of an EVM L1'),
+    chain: z.string().superRefine((c, ctx) => {
+      if (c === 'P' || c === 'C') return;
+      // Something shaped like an id is checked as one (checksum, length), so a typo names itself.
+      const problem = CB58_ID.test(c) ? idProblem(c, 'blockchain id') : 'must be P, C or the blockchain id (CB58) of an EVM L1';
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
     address: z.string(),
     floor_avax: z
       .number({ error: 'must be a number' })
@@ -95,10 +70,15 @@ const addressEntrySchema = z
   })
   .superRefine((a, ctx) => {
     if (isPChain(a.chain)) {
-      if (!P_ADDRESS.test(a.address)) {
-        ctx.addIssue({ code: 'custom', path: ['address'], message: 'must be a P-Chain address like P-avax1… (mainnet) or P-fuji1… (fuji)' });
-      } else if (!isValidBech32(a.address.slice(2))) {
-        ctx.addIssue({ code: 'custom', path: ['address'], message: 'is not a valid P-Chain address (bad checksum: check for a typo)' });
+      const checked = checkPAddress(a.address);
+      if (!checked.ok) {
+        ctx.addIssue({ code: 'custom', path: ['address'], message: checked.problem });
+      } else if (!(checked.hrp in P_CHAIN_HRPS)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['address'],
+          message: `"${a.address}" is an address of a ${checked.hrp} network; P-Chain balances come from the Data API, which serves mainnet (P-avax1…) and fuji (P-fuji1…) only`,
+        });
       }
       if (a.rpc_node !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['rpc_node'], message: 'P-Chain balances come from the Data API; rpc_node is for C-Chain and L1 addresses' });

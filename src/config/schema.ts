@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { addressesSchema } from './addresses.js';
+import { idProblem, nodeIdProblem, type IdKind } from './ids.js';
 
 /**
  * The configuration schema. Flags, environment variables and the YAML file are
@@ -28,18 +29,31 @@ const httpUrl = z.string().refine((s) => {
   }
 }, 'must be an http(s) URL');
 
-/** A node id as AvalancheGo prints it. */
-export const nodeIdSchema = z.string().regex(/^NodeID-[1-9A-HJ-NP-Za-km-z]{20,60}$/, 'must be a node id like NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD');
-/** A CB58 subnet or blockchain id. */
-export const cb58IdSchema = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{40,60}$/, 'must be a CB58 id');
+/** A node id as AvalancheGo prints it, checksum and length checked (ids.ts). */
+export const nodeIdSchema = z.string().superRefine((s, ctx) => {
+  const problem = nodeIdProblem(s);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** A CB58 id of 32 bytes (subnet, blockchain, validation id), checksum and length checked (ids.ts). */
+function cb58Id(kind: IdKind) {
+  return z.string().superRefine((s, ctx) => {
+    const problem = idProblem(s, kind);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+/** A subnet / L1 id. */
+export const subnetIdSchema = cb58Id('subnet id');
+/** An L1 validation id. */
+export const validationIdSchema = cb58Id('validation id');
 
 const watchSchema = z.strictObject({
   node_ids: z.array(nodeIdSchema).optional(),
   all_validators: z.boolean().optional(),
-  subnet_ids: z.array(cb58IdSchema).optional(),
+  subnet_ids: z.array(subnetIdSchema).optional(),
   max_validators: z.number().int().positive().optional(),
   /** L1 validation ids looked up one by one with platform.getL1Validator. */
-  validation_ids: z.array(cb58IdSchema).optional(),
+  validation_ids: z.array(validationIdSchema).optional(),
 });
 
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');

@@ -38,12 +38,38 @@ const percent = finiteNumber.refine((v) => v >= 0 && v <= 100, 'percentage outsi
 const seconds = z.number().int().nonnegative();
 
 /**
+ * An optional field read the way the service is lenient: `null`, a value of
+ * another type or one out of range reads as absent (that field's series are
+ * left out for that validation) instead of failing the item, the page and
+ * the source. The service's own SDK types these fields as optional, and it
+ * sends null for what it does not know (avalanche-sdk-typescript
+ * `models/components/activevalidatordetails.ts`: `geolocation: ... | null`,
+ * `avalancheGoVersion?`, `delegationCapacity?`, `amountDelegated?`); its
+ * observers' figures (uptimePerformance, validatorHealth.*) are percentages the
+ * spec bounds to 0..100 and that a rounding or a restart can push past it.
+ */
+function lenient<T extends z.ZodType>(schema: T) {
+  return z
+    .unknown()
+    .transform((v): z.output<T> | undefined => {
+      if (v === undefined || v === null) return undefined;
+      const r = schema.safeParse(v);
+      return r.success ? r.data : undefined;
+    })
+    .optional();
+}
+
+/** `potentialRewards` (active) and `rewards` (completed): nAVAX as decimal strings (the SDK's Rewards). */
+const rewardsObject = z.object({ validationRewardAmount: lenient(uintString), delegationRewardAmount: lenient(uintString) });
+
+/**
  * One item of `GET /v1/networks/{network}/validators/{nodeId}`: a oneOf by
- * `validationStatus` in the spec. Only what every status has is required; the
- * fields the real service adds (uptime performance, health, version,
- * delegation capacity, potential rewards) are read when present. Unknown
- * fields are ignored, and an item with a status this exporter does not know is
- * dropped rather than failing the whole answer.
+ * `validationStatus` in the spec. Only what every status has is required, and
+ * checked strictly (a validation without a start, an end or a stake would be
+ * made up). The fields the real service adds (uptime performance, health,
+ * version, delegation capacity, potential rewards; a completed validation's
+ * rewards, a removed one's removal time) are read leniently: see
+ * {@link lenient}. Unknown fields are ignored.
  */
 export const validationItem = z.object({
   txHash: z.string(),
@@ -53,22 +79,45 @@ export const validationItem = z.object({
   amountStaked: uintString,
   startTimestamp: seconds,
   endTimestamp: seconds,
-  amountDelegated: uintString.optional(),
-  delegationCapacity: uintString.optional(),
-  delegatorCount: z.number().int().nonnegative().optional(),
-  uptimePerformance: percent.optional(),
-  avalancheGoVersion: z.string().min(1).optional(),
-  potentialRewards: z
-    .object({ validationRewardAmount: uintString.optional(), delegationRewardAmount: uintString.optional() })
-    .optional(),
-  validatorHealth: z
-    .object({
-      reachabilityPercent: percent.optional(),
-      benchedPChainRequestsPercent: percent.optional(),
-      benchedXChainRequestsPercent: percent.optional(),
-      benchedCChainRequestsPercent: percent.optional(),
-    })
-    .optional(),
+  amountDelegated: lenient(uintString),
+  delegationCapacity: lenient(uintString),
+  delegatorCount: lenient(z.number().int().nonnegative()),
+  uptimePerformance: lenient(percent),
+  avalancheGoVersion: lenient(z.string().min(1)),
+  potentialRewards: lenient(rewardsObject),
+  /** Completed validations: what was paid; a validation reward of 0 means it was denied (uptime under the requirement). */
+  rewards: lenient(rewardsObject),
+  /** Removed validations (permissioned subnets): when the removal transaction was accepted. */
+  removeTimestamp: lenient(seconds),
+  validatorHealth: lenient(
+    z.object({
+      reachabilityPercent: lenient(percent),
+      benchedPChainRequestsPercent: lenient(percent),
+      benchedXChainRequestsPercent: lenient(percent),
+      benchedCChainRequestsPercent: lenient(percent),
+    }),
+  ),
+});
+
+function isValidationStatus(s: string): s is ValidationStatus {
+  return (VALIDATION_STATUSES as readonly string[]).includes(s);
+}
+
+/**
+ * A listed item: undefined for an item whose `validationStatus` this exporter
+ * does not know (a status added to the service's enum later is ignored, item
+ * by item, whatever else that item holds or lacks); else {@link validationItem},
+ * whose problems fail the answer as usual.
+ */
+export const validationListItem = z.unknown().transform((v, ctx): z.output<typeof validationItem> | undefined => {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const status = (v as { validationStatus?: unknown }).validationStatus;
+    if (typeof status === 'string' && !isValidationStatus(status)) return undefined;
+  }
+  const r = validationItem.safeParse(v);
+  if (r.success) return r.data;
+  for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
 });
 
 /** One validation of a node as the exporter keeps it. */
@@ -92,6 +141,12 @@ export interface DataApiValidation {
   reachabilityRatio?: number | undefined;
   /** Benched request share per chain, 0..1. */
   benchedRatio?: Partial<Record<PrimaryChain, number>> | undefined;
+  /** Completed: the validation reward paid, nAVAX; 0 when it was denied. */
+  validationReward?: bigint | undefined;
+  /** Completed: the delegation fees paid to the validator, nAVAX. */
+  delegationReward?: bigint | undefined;
+  /** Removed (permissioned subnets): when the validator was removed, Unix seconds. */
+  removeTimestamp?: number | undefined;
 }
 
 /** The validations of the watched nodes (newest first, as the service lists them). */
@@ -102,8 +157,8 @@ export interface DataApiValidatorsValue {
 
 /** Converts one validated item; undefined for a status the exporter does not know. Pure. */
 export function toValidation(v: z.output<typeof validationItem>): DataApiValidation | undefined {
-  const status = VALIDATION_STATUSES.find((s) => s === v.validationStatus);
-  if (!status) return undefined;
+  const status = v.validationStatus;
+  if (!isValidationStatus(status)) return undefined;
   const h = v.validatorHealth;
   const benched: Partial<Record<PrimaryChain, number>> = {};
   if (h?.benchedPChainRequestsPercent !== undefined) benched.P = h.benchedPChainRequestsPercent;
@@ -125,6 +180,8 @@ export function toValidation(v: z.output<typeof validationItem>): DataApiValidat
     potentialDelegationReward: v.potentialRewards?.delegationRewardAmount,
     reachabilityRatio: h?.reachabilityPercent,
     benchedRatio: h && Object.keys(benched).length > 0 ? benched : undefined,
+    ...(status === 'completed' ? { validationReward: v.rewards?.validationRewardAmount, delegationReward: v.rewards?.delegationRewardAmount } : {}),
+    ...(status === 'removed' ? { removeTimestamp: v.removeTimestamp } : {}),
   };
 }
 
@@ -132,8 +189,8 @@ export function toValidation(v: z.output<typeof validationItem>): DataApiValidat
 async function validationsOf(ctx: DataApiContext, nodeId: string): Promise<DataApiValidation[]> {
   const path = `/v1/networks/${ctx.network}/validators/${encodeURIComponent(nodeId)}`;
   try {
-    const listing = await ctx.client.list(path, { sortOrder: 'desc' }, 'validators', validationItem, ctx.deadline, { maxPages: ctx.maxPages });
-    return listing.items.filter((v) => v.nodeId === nodeId).flatMap((v) => toValidation(v) ?? []);
+    const listing = await ctx.client.list(path, { sortOrder: 'desc' }, 'validators', validationListItem, ctx.deadline, { maxPages: ctx.maxPages });
+    return listing.items.flatMap((v) => (v !== undefined && v.nodeId === nodeId ? (toValidation(v) ?? []) : []));
   } catch (err) {
     if (isServiceNotFound(err)) return [];
     throw err;
@@ -158,7 +215,8 @@ export const dataApiValidatorsSource = defineSource<DataApiValidatorsValue, Data
 export const blockItem = z.object({
   blockNumber: uintString,
   blockTimestamp: seconds,
-  proposerDetails: z.object({ proposerNodeId: z.string().optional() }).nullish(),
+  // Lenient as the validators' optional fields: a null proposer is "not known", not a broken page.
+  proposerDetails: lenient(z.object({ proposerNodeId: lenient(z.string().min(1)) })),
 });
 /** A block as read from a blocks listing. */
 export type BlockItem = z.output<typeof blockItem>;

@@ -149,6 +149,8 @@ export interface FakeDataApiOptions {
   maxPageSize?: number;
   /** Keep at most about this many calls; default 100 000. */
   maxCalls?: number;
+  /** Serve the starting state with the real service's quirks ({@link withRealServiceQuirks}). */
+  quirks?: boolean;
 }
 
 const JSON_CT = 'application/json; charset=utf-8';
@@ -246,6 +248,31 @@ export function fixtureCompletedValidation(nodeId: string = FIXTURE_IDS.nodeId):
   };
 }
 
+/**
+ * A completed validation whose reward was denied (the uptime was under the
+ * requirement): the service lists `rewards` with a validationRewardAmount of
+ * "0" (the SDK's CompletedValidatorDetails: `rewards` is required on a
+ * completed validation; RewardValidatorTx aborted, nothing paid).
+ */
+export function fixtureDeniedValidation(nodeId: string = FAKE_DENIED_NODE_ID): FakeDataApiValidation {
+  return {
+    txHash: idFor('completed/denied'),
+    nodeId,
+    subnetId: PRIMARY_NETWORK_ID,
+    amountStaked: '2500000000000',
+    delegationFee: '2.0000000000000000',
+    startTimestamp: 1751500000,
+    endTimestamp: 1783036000,
+    delegatorCount: 0,
+    amountDelegated: '0',
+    rewards: { validationRewardAmount: '0', delegationRewardAmount: '0', rewardAddresses: [REWARD_ADDRESS] },
+    validationStatus: 'completed',
+  };
+}
+
+/** The validator of the fixture world whose last validation was not rewarded (served by the default state). */
+export const FAKE_DENIED_NODE_ID = 'NodeID-8PYXX47kqLDe2wD4oPbvRRchcnSzMA4J4';
+
 /** A removed validation on the fixture's permissioned subnet. */
 export function fixtureRemovedValidation(nodeId: string = FIXTURE_IDS.nodeId): FakeDataApiValidation {
   return {
@@ -302,6 +329,7 @@ export function defaultFakeDataApiState(): FakeDataApiState {
     network: 'mainnet',
     validations: {
       [self]: [fixturePendingValidation(self), fixtureActiveValidation(self), fixtureRemovedValidation(self), fixtureCompletedValidation(self)],
+      [FAKE_DENIED_NODE_ID]: [fixtureDeniedValidation()],
     },
     blocks: {
       'p-chain': [p1, p0],
@@ -310,6 +338,43 @@ export function defaultFakeDataApiState(): FakeDataApiState {
     },
     proposed: { [self]: [p0, pOld] },
   };
+}
+
+/**
+ * The real service's leniency, as a mode (`quirks: true`): what the spec and
+ * its generated SDK allow or leave open, and what a strict reader chokes on.
+ * Applied to a copy of `state`:
+ *
+ * - every active validation gets null and out-of-range optional fields: no
+ *   uptime or version yet (null: the SDK's activevalidatordetails.ts has
+ *   `avalancheGoVersion?` and `geolocation: ... | null`, the service sends
+ *   null for what its observers do not know), a negative delegation capacity
+ *   (over-delegated after a stake change), a reachability a little above
+ *   100 % and a benched share of null, a delegation reward of null;
+ * - each node gets an item with a validation status the spec's enum does not
+ *   list yet (completed, active, pending, removed in
+ *   data-service-rest-interface.md) and none of today's optional fields;
+ * - the newest block of each chain gets a `blockType` outside today's values.
+ *
+ * Required fields (ids, stake, start and end) are left as they are: the
+ * service always sends them.
+ */
+export function withRealServiceQuirks(state: FakeDataApiState): FakeDataApiState {
+  const out = structuredClone(state);
+  for (const [nodeId, list] of Object.entries(out.validations)) {
+    for (const v of list) {
+      if (v.validationStatus !== 'active') continue;
+      Object.assign(v, { uptimePerformance: null, avalancheGoVersion: null, delegationCapacity: '-25000000000', geolocation: null });
+      v['potentialRewards'] = { ...(v['potentialRewards'] as object), delegationRewardAmount: null };
+      v['validatorHealth'] = { ...(v['validatorHealth'] as object), reachabilityPercent: 100.4, benchedPChainRequestsPercent: null };
+    }
+    list.unshift({ txHash: idFor(`quirk/${nodeId}`), nodeId, subnetId: PRIMARY_NETWORK_ID, amountStaked: '2000000000000', startTimestamp: FIXTURE_NOW, endTimestamp: FIXTURE_NOW + 1_209_600, validationStatus: 'suspended' });
+  }
+  for (const list of Object.values(out.blocks)) {
+    const head = list[0];
+    if (head) head.blockType = 'FutureStandardBlock';
+  }
+  return out;
 }
 
 function errorJson(status: number, message: string | string[]): string {
@@ -350,7 +415,8 @@ export class FakeDataApi extends FakeHttpServer {
   /** Starts a fake Data API (default: the fixture world on 127.0.0.1, any free port). */
   static async start(opts: FakeDataApiOptions = {}): Promise<FakeDataApi> {
     const host = opts.host ?? '127.0.0.1';
-    const api = new FakeDataApi(await bindServer(host, opts.port ?? 0), { ...defaultFakeDataApiState(), ...opts.state }, opts);
+    const state = { ...defaultFakeDataApiState(), ...opts.state };
+    const api = new FakeDataApi(await bindServer(host, opts.port ?? 0), opts.quirks ? withRealServiceQuirks(state) : state, opts);
     api.attach();
     return api;
   }

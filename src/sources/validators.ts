@@ -4,6 +4,8 @@ import { defineSource, type PollContext } from './source.js';
 import { RpcError } from '../http/json-rpc.js';
 import { collectValidators } from '../collectors/validators.js';
 import { readValidatorEntry } from './validator-entry.js';
+import { lookupFailureOf, NOT_FOUND, type ValidationLookup } from './validation-lookup.js';
+import type { FailureReason } from '../http/errors.js';
 
 /** The primary network's subnet id (also the P-Chain's blockchain id). */
 export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
@@ -85,8 +87,8 @@ export interface ValidatorsValue {
    * everyone else (--watch.all-validators) is exported for dashboards.
    */
   operatorWatched?: { ids: string[]; ownIdByDefault: boolean };
-  /** Each watched validation id (--watch.validation-id) and whether platform.getL1Validator knows it. */
-  validations?: { validationId: string; found: boolean }[];
+  /** Each watched validation id (--watch.validation-id) and whether platform.getL1Validator knows it (see validation-lookup.ts). */
+  validations?: ValidationLookup[];
 }
 
 /**
@@ -102,15 +104,17 @@ export const l1ValidatorResult = z.object({
   balance: uintString,
 });
 
-/** The message AvalancheGo answers for a validation id it does not know (an ended validation). */
-const NOT_FOUND = /not found/i;
-
 /**
  * Looks up each watched validation id: the record, or undefined when the
- * P-Chain does not know it (the validation ended). Any other failure fails the
- * poll, as for getCurrentValidators.
+ * P-Chain does not know it (the validation ended), or the failure when the
+ * node's answer about that one id was an error or invalid (the other ids are
+ * not blinded by it). A failure of the node itself fails the poll, as for
+ * getCurrentValidators (lookupFailureOf).
  */
-async function lookUpValidations(ctx: PollContext, ids: readonly string[]): Promise<{ id: string; subnetId?: string; record?: ValidatorRecord }[]> {
+async function lookUpValidations(
+  ctx: PollContext,
+  ids: readonly string[],
+): Promise<{ id: string; subnetId?: string; record?: ValidatorRecord; failure?: FailureReason }[]> {
   return Promise.all(
     ids.map(async (id) => {
       try {
@@ -134,7 +138,9 @@ async function lookUpValidations(ctx: PollContext, ids: readonly string[]): Prom
         return { id, subnetId: r.subnetID, record };
       } catch (err) {
         if (err instanceof RpcError && NOT_FOUND.test(err.rpcMessage)) return { id };
-        throw err;
+        const failure = lookupFailureOf(err);
+        if (failure === undefined) throw err;
+        return { id, failure };
       }
     }),
   );
@@ -246,7 +252,7 @@ export const validatorsSource = defineSource<ValidatorsValue>({
     });
     mergeValidations(out, found);
     const value: ValidatorsValue = { subnets: out, observedAt, operatorWatched: { ids: watched, ownIdByDefault: ctx.node.watch.nodeIds.length === 0 } };
-    if (found.length > 0) value.validations = found.map((f) => ({ validationId: f.id, found: f.record !== undefined }));
+    if (found.length > 0) value.validations = found.map((f) => (f.failure ? { validationId: f.id, found: undefined, failure: f.failure } : { validationId: f.id, found: f.record !== undefined }));
     if (ctx.known.rewardUptimeUpgradeTime !== undefined) value.rewardUptimeUpgradeTime = ctx.known.rewardUptimeUpgradeTime;
     if (feeState) value.feePriceNavaxPerSecond = feeState.price;
     return value;
