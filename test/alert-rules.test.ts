@@ -6,7 +6,7 @@
  * set PROMTOOL to use another binary.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -205,6 +205,29 @@ describe('alert conventions', () => {
     // The uptime alerts read the network's view only, not the raw per-node series.
     for (const a of alerts.filter((x) => x.alert === 'AvaxValidatorUptimeLow' || x.alert === 'AvaxValidatorDowntimeBudgetLow')) {
       expect(a.expr).not.toMatch(/avax_validator_uptime_ratio|avax_validator_downtime_budget_seconds/);
+    }
+  });
+
+  it('the environment label can be renamed with one sed: the renamed rules pass promtool and their unit tests', { timeout: PROMTOOL_TIMEOUT_MS }, async () => {
+    // Outside comments, `cluster` only ever stands in a by/on label list, so a word-wise rename is safe.
+    for (const line of readFileSync(RULES_FILE, 'utf8').split('\n')) {
+      const code = line.replace(/#.*$/, '');
+      for (const m of code.matchAll(/\bcluster\b/g)) expect(code.slice(0, m.index), line).toMatch(/\b(by|on)\s*\([^)]*$/);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'avax-exporter-env-'));
+    try {
+      // The rename docs/runbook.md gives: sed -E 's/\bcluster\b/env/g'
+      const rename = (text: string) => text.replace(/\bcluster\b/g, 'env');
+      mkdirSync(join(dir, 'tests'));
+      writeFileSync(join(dir, 'avax-exporter.rules.yml'), rename(readFileSync(RULES_FILE, 'utf8')));
+      for (const f of testFileNames) writeFileSync(join(dir, 'tests', f), rename(readFileSync(join(TESTS_DIR, f), 'utf8')));
+      const check = await run(PROMTOOL, ['check', 'rules', join(dir, 'avax-exporter.rules.yml')]);
+      expect(check.code, check.stdout + check.stderr).toBe(0);
+      const tests = await run(PROMTOOL, ['test', 'rules', ...testFileNames.map((f) => join(dir, 'tests', f))]);
+      expect(tests.code, tests.stdout + tests.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'avax-exporter.rules.yml'), 'utf8')).not.toMatch(/\bcluster\b/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
