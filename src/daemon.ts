@@ -161,6 +161,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   // Sources asked less often than every round, and by as much longer their values stay current.
   let minIntervals = sourceMinIntervals(config.poll);
   let reloadState = { ok: true, successMs: Date.now() };
+  let webConfigReloadOk = true;
 
   let exposition: Exposition;
   let rendering: Promise<void> | undefined;
@@ -194,6 +195,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
         { name: 'avax_exporter_probe_targets', labels: {}, value: probe.size },
         { name: 'avax_exporter_config_last_reload_successful', labels: {}, value: reloadState.ok ? 1 : 0 },
         { name: 'avax_exporter_config_last_reload_success_timestamp_seconds', labels: {}, value: reloadState.successMs / 1000 },
+        ...(config.web.configFile ? [{ name: 'avax_exporter_web_config_last_reload_successful' as const, labels: {}, value: webConfigReloadOk ? 1 : 0 }] : []),
       ],
     });
   const renderNow = async () => {
@@ -398,6 +400,13 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   const server: Server = createExporterServer({
     webConfigFile: config.web.configFile,
     onWebConfigError: (err) => logger.error({ err: err.message }, 'web config reload failed, the previous one is kept'),
+    onWebConfigReload: (ok) => {
+      if (ok) logger.info({ file: config.web.configFile }, 'web config reloaded');
+      if (ok !== webConfigReloadOk) {
+        webConfigReloadOk = ok;
+        requestRender();
+      }
+    },
     ...(config.web.enableLifecycle ? { reload } : {}),
     telemetryPath: config.web.telemetryPath,
     status: () => ({
