@@ -276,12 +276,12 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
 
   // Network-wide data (the validator set's stake) is fetched by one node for all of its network, as often as a node would.
   const network = new NetworkShared(() => config.poll.intervalMs * SLOW_REFRESH_ROUNDS);
-  const makeNodePoller = (node: NodeConfig) =>
+  const makeNodePoller = (node: NodeConfig, cfg: Config = config) =>
     new NodePoller(node, {
       network,
-      minIntervalMs: minIntervals,
-      intervalMs: config.poll.intervalMs,
-      timeoutMs: config.poll.timeoutMs,
+      minIntervalMs: sourceMinIntervals(cfg.poll),
+      intervalMs: cfg.poll.intervalMs,
+      timeoutMs: cfg.poll.timeoutMs,
       jitter: opts.jitter,
       sources,
       identitySource: IDENTITY_SOURCE,
@@ -289,20 +289,20 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       store,
       onRound,
     });
-  const makeDataApi = () =>
-    config.dataApi.enabled
+  const makeDataApi = (cfg: Config = config, baseUrl = dataApiUrl, nodeList: readonly NodePoller[] = nodePollers) =>
+    cfg.dataApi.enabled
       ? new DataApiPoller({
-          config: config.dataApi,
-          baseUrl: dataApiUrl,
+          config: cfg.dataApi,
+          baseUrl,
           transport,
           store,
-          nodes: nodePollers,
+          nodes: nodeList,
           jitter: opts.jitter,
           userAgent: `avax-exporter/${BUILD.version}`,
           onRound,
         })
       : undefined;
-  let nodePollers: NodePoller[] = nodes.map(makeNodePoller);
+  let nodePollers: NodePoller[] = nodes.map((n) => makeNodePoller(n));
   let dataApiAnnounced = false;
   let dataApi = makeDataApi();
   let pollers: PollerHandle[] = [...nodePollers, ...(dataApi ? [dataApi] : [])];
@@ -331,7 +331,6 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     const nextNodes = nodesOf(next);
     const pollSame = same(prevConfig.poll, next.poll);
     const byName = new Map(nodePollers.map((p) => [p.node.name, p]));
-    config = next;
     const kept = new Map<string, NodePoller>();
     const toStop: PollerHandle[] = [];
     for (const n of nextNodes) {
@@ -342,26 +341,32 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     const removed = [...byName.keys()].filter((name) => !nextNodes.some((n) => n.name === name));
     for (const name of removed) toStop.push(byName.get(name) as NodePoller);
     const dataApiSame = same(prevConfig.dataApi, next.dataApi) && toStop.length === 0 && nextNodes.length === nodePollers.length;
-    if (dataApi && !dataApiSame) toStop.push(dataApi);
-    await Promise.all(toStop.map((p) => p.stop()));
-    for (const name of removed) store.removeNode(name);
-    nodes = nextNodes;
-    dataApiUrl = dataApiUrlOf(next);
-    maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
-    minIntervals = sourceMinIntervals(next.poll);
+    // Every new poller is built before anything is stopped: one that cannot be built fails the
+    // reload with nothing changed, rather than leaving a stopped poller's last series served.
     const created: PollerHandle[] = [];
-    nodePollers = nextNodes.map((n) => {
+    const nextNodePollers = nextNodes.map((n) => {
       const k = kept.get(n.name);
       if (k) return k;
-      const p = makeNodePoller(n);
+      const p = makeNodePoller(n, next);
       created.push(p);
       return p;
     });
-    if (!dataApiSame || !dataApi) {
+    const nextDataApiUrl = dataApiUrlOf(next);
+    const nextDataApi = !dataApiSame || !dataApi ? makeDataApi(next, nextDataApiUrl, nextNodePollers) : dataApi;
+    if (nextDataApi && nextDataApi !== dataApi) created.push(nextDataApi);
+    if (dataApi && nextDataApi !== dataApi) toStop.push(dataApi);
+    config = next;
+    await Promise.all(toStop.map((p) => p.stop()));
+    for (const name of removed) store.removeNode(name);
+    nodes = nextNodes;
+    dataApiUrl = nextDataApiUrl;
+    maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
+    minIntervals = sourceMinIntervals(next.poll);
+    nodePollers = nextNodePollers;
+    if (nextDataApi !== dataApi) {
       if (!next.dataApi.enabled) store.removeNode(DATA_API_POLLER_NAME);
       dataApiAnnounced = false;
-      dataApi = makeDataApi();
-      if (dataApi) created.push(dataApi);
+      dataApi = nextDataApi;
     }
     pollers = [...nodePollers, ...(dataApi ? [dataApi] : [])];
     if (opts.autoStart !== false) startSpread(created, next.poll.intervalMs);

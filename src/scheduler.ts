@@ -46,11 +46,20 @@ export interface PollerOptions<C extends BaseContext> {
   minIntervalMs?: ReadonlyMap<string, number>;
 }
 
+/** Percent-decoded, or as written when it is not valid percent-encoding (the config check reports that; this must never throw). */
+function decodeOrRaw(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 /** Splits user:password out of a node URL into a Basic Authorization header (undici does not send URL credentials). */
 export function splitCredentials(url: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
   const u = new URL(url);
   if (!u.username && !u.password) return { url, headers };
-  const auth = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
+  const auth = Buffer.from(`${decodeOrRaw(u.username)}:${decodeOrRaw(u.password)}`).toString('base64');
   u.username = '';
   u.password = '';
   const hasAuth = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
