@@ -61,6 +61,8 @@ export interface Daemon {
    * round it took in to the moment it was served, oldest first.
    */
   freshnessLagsMs(): readonly number[];
+  /** Probe answers rendered so far (a configured node's is rendered once per /metrics render, however many probes ask). */
+  probeRenders(): number;
   /** Stops polling, finishes in-flight responses and closes the server. */
   stop(): Promise<void>;
 }
@@ -317,6 +319,8 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     logger,
     onTransitions: (ts) => ts.forEach((t) => logTransition(logger, t)),
     onTargetsChanged: () => requestRender(),
+    // A configured node's probe answer is rendered once per /metrics render.
+    generation: () => renders,
   });
   await renderNow();
 
@@ -483,6 +487,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       return new Promise<void>((resolve) => roundWaiters.push({ target, resolve }));
     },
     freshnessLagsMs: () => freshnessLags.slice(),
+    probeRenders: () => probe.renders,
     stop() {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

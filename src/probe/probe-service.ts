@@ -57,6 +57,33 @@ export interface ProbeServiceOptions {
   onTransitions?: (transitions: StateTransition[]) => void;
   /** Called when a probe-only target is added or dropped (the self-metrics changed). */
   onTargetsChanged?: () => void;
+  /**
+   * Changes whenever the daemon renders /metrics anew (the state may have
+   * changed): a configured node's probe answer is rendered once per value and
+   * shared, like /metrics. Without it, every probe renders.
+   */
+  generation?: () => number;
+}
+
+/** Probe answers rendered at once; further renders wait their turn (the scrape path's CPU and memory stay bounded). */
+export const MAX_CONCURRENT_PROBE_RENDERS = 2;
+
+/** A counting semaphore: at most `limit` tasks run at once, the rest wait in order. */
+class Limiter {
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -73,7 +100,16 @@ class ProbeTarget {
   readonly poller: NodePoller;
   lastRoundStartMs: number | undefined;
   lastProbeMs = 0;
+  /** Probes of it so far. */
+  probes = 0;
+  /** The last answer, valid while no round runs and none completed since. */
+  answer: { rounds: number; exposition: Promise<Exposition> } | undefined;
   #inflight: Promise<void> | undefined;
+
+  /** Whether a poll round is running. */
+  get polling(): boolean {
+    return this.#inflight !== undefined;
+  }
 
   constructor(
     readonly node: NodeConfig,
@@ -139,6 +175,12 @@ export class ProbeService {
   readonly #warned = new Set<string>();
   #sweeper: NodeJS.Timeout | undefined;
   #stopped = false;
+  readonly #renderLimit = new Limiter(MAX_CONCURRENT_PROBE_RENDERS);
+  /** Configured nodes' answers of the current generation, by node name. */
+  readonly #nodeAnswers = new Map<string, Promise<Exposition>>();
+  #answersGeneration: number | undefined;
+  /** Probe answers rendered so far (a cached answer is not rendered again). */
+  renders = 0;
 
   constructor(opts: ProbeServiceOptions) {
     this.#opts = opts;
@@ -162,10 +204,7 @@ export class ProbeService {
     const config = this.#opts.config();
     const found = resolveProbeTarget(target, this.#opts.nodes(), config.probe.targets);
     if (found.kind === 'refused') return this.#refuse(403, found.reason, target);
-    if (found.kind === 'node') {
-      const name = found.node.name;
-      return { status: 200, exposition: await this.#render(name, this.#opts.store.all().filter((s) => s.node === name), started, config) };
-    }
+    if (found.kind === 'node') return { status: 200, exposition: await this.#nodeAnswer(found.node.name, started, config) };
     if (this.#stopped) return { status: 503, message: 'the exporter is shutting down' };
     const nowMs = Date.now();
     let t = this.#targets.get(found.key);
@@ -189,7 +228,40 @@ export class ProbeService {
     if (!(await settlesWithin(round, this.#waitBudgetMs(config, scrapeTimeoutSeconds)))) {
       this.#opts.logger.debug({ node: t.node.name }, 'probe answered before its poll round ended (scrape timeout)');
     }
-    return { status: 200, exposition: await this.#render(t.node.name, t.store.all(), started, config) };
+    // Between two rounds the state does not change: one answer serves every probe of it.
+    const rounds = t.poller.completedRounds;
+    if (!t.polling && t.answer?.rounds === rounds) return { status: 200, exposition: await t.answer.exposition };
+    const exposition = this.#render(t.node.name, t.store.all(), started, config);
+    t.answer = t.polling ? undefined : { rounds, exposition };
+    exposition.catch(() => {
+      if (t.answer?.exposition === exposition) t.answer = undefined;
+    });
+    return { status: 200, exposition: await exposition };
+  }
+
+  /**
+   * A configured node's answer: rendered once per generation of the daemon's
+   * exposition and shared by every probe of it until the next, so its text and
+   * gzip are made once, as for /metrics, however many scrapers ask.
+   */
+  #nodeAnswer(name: string, started: number, config: Config): Promise<Exposition> {
+    const render = () => this.#render(name, this.#opts.store.all().filter((s) => s.node === name), started, config);
+    const generation = this.#opts.generation?.();
+    if (generation === undefined) return render();
+    if (generation !== this.#answersGeneration) {
+      this.#nodeAnswers.clear();
+      this.#answersGeneration = generation;
+    }
+    let answer = this.#nodeAnswers.get(name);
+    if (!answer) {
+      answer = render();
+      this.#nodeAnswers.set(name, answer);
+      // A failed render is not kept: the next probe tries again.
+      answer.catch(() => {
+        if (this.#nodeAnswers.get(name) === answer) this.#nodeAnswers.delete(name);
+      });
+    }
+    return answer;
   }
 
   /** Stops every probe-only poller (aborting rounds in flight) and refuses later probe-only probes. */
@@ -213,7 +285,12 @@ export class ProbeService {
   }
 
   /** The node's series (and only its: every sample whose `node` label is this node) plus the probe's own figures. */
-  async #render(name: string, states: readonly SourceState[], started: number, config: Config): Promise<Exposition> {
+  #render(name: string, states: readonly SourceState[], started: number, config: Config): Promise<Exposition> {
+    return this.#renderLimit.run(() => this.#renderNow(name, states, started, config));
+  }
+
+  async #renderNow(name: string, states: readonly SourceState[], started: number, config: Config): Promise<Exposition> {
+    this.renders++;
     const nowMs = Date.now();
     const maxAgeMs = config.poll.maxAgeMs;
     const extraMaxAgeBySource = sourceMinIntervals(config.poll);

@@ -37,8 +37,11 @@ export const DEFAULT_LIMITS: ServerLimits = {
   keepAliveTimeoutMs: 5_000,
   tlsHandshakeTimeoutMs: 10_000,
   maxConnections: 1_024,
-  maxConnectionsPerAddress: 128,
+  maxConnectionsPerAddress: 512,
 };
+
+/** Least idle time of a connection closed to make room for another. */
+const MIN_IDLE_TO_EVICT_MS = 250;
 
 /** One open connection, as the connection guard sees it. */
 interface Conn {
@@ -118,11 +121,17 @@ class ConnectionGuard {
     };
   }
 
-  /** Closes the connection idle the longest among those `which` selects; false when there is none. */
+  /**
+   * Closes the connection idle the longest among those `which` selects; false
+   * when there is none. One idle for less than {@link MIN_IDLE_TO_EVICT_MS} is
+   * spared: it is most likely a client about to send its request, and evicting
+   * those would let a burst of legitimate clients evict each other in turn.
+   */
   #evictIdle(which: (c: Conn) => boolean): boolean {
     let oldest: Conn | undefined;
+    const before = Date.now() - MIN_IDLE_TO_EVICT_MS;
     for (const c of this.#conns.values()) {
-      if (c.busy === 0 && which(c) && (oldest === undefined || c.idleSinceMs < oldest.idleSinceMs)) oldest = c;
+      if (c.busy === 0 && c.idleSinceMs <= before && which(c) && (oldest === undefined || c.idleSinceMs < oldest.idleSinceMs)) oldest = c;
     }
     if (!oldest) return false;
     this.stats.evicted++;
