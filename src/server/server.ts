@@ -84,7 +84,9 @@ class ConnectionGuard {
 
   /** A new TCP connection: admitted (maybe in place of an idle one) or destroyed. */
   accept(socket: Socket): void {
-    const address = socket.remoteAddress ?? '?';
+    // No address: the peer is gone already, and there is nothing to count.
+    if (socket.remoteAddress === undefined) return;
+    const address = socket.remoteAddress;
     const now = Date.now();
     if ((this.#perAddress.get(address) ?? 0) >= this.limits.maxConnectionsPerAddress && !this.#evictIdle((c) => c.address === address)) {
       this.stats.refused++;
