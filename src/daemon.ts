@@ -61,6 +61,8 @@ export interface Daemon {
    * round it took in to the moment it was served, oldest first.
    */
   freshnessLagsMs(): readonly number[];
+  /** Probe answers rendered so far (a configured node's is rendered once per /metrics render, however many probes ask). */
+  probeRenders(): number;
   /** Stops polling, finishes in-flight responses and closes the server. */
   stop(): Promise<void>;
 }
@@ -161,6 +163,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   // Sources asked less often than every round, and by as much longer their values stay current.
   let minIntervals = sourceMinIntervals(config.poll);
   let reloadState = { ok: true, successMs: Date.now() };
+  let webConfigReloadOk = true;
 
   let exposition: Exposition;
   let rendering: Promise<void> | undefined;
@@ -194,6 +197,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
         { name: 'avax_exporter_probe_targets', labels: {}, value: probe.size },
         { name: 'avax_exporter_config_last_reload_successful', labels: {}, value: reloadState.ok ? 1 : 0 },
         { name: 'avax_exporter_config_last_reload_success_timestamp_seconds', labels: {}, value: reloadState.successMs / 1000 },
+        ...(config.web.configFile ? [{ name: 'avax_exporter_web_config_last_reload_successful' as const, labels: {}, value: webConfigReloadOk ? 1 : 0 }] : []),
       ],
     });
   const renderNow = async () => {
@@ -274,12 +278,12 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
 
   // Network-wide data (the validator set's stake) is fetched by one node for all of its network, as often as a node would.
   const network = new NetworkShared(() => config.poll.intervalMs * SLOW_REFRESH_ROUNDS);
-  const makeNodePoller = (node: NodeConfig) =>
+  const makeNodePoller = (node: NodeConfig, cfg: Config = config) =>
     new NodePoller(node, {
       network,
-      minIntervalMs: minIntervals,
-      intervalMs: config.poll.intervalMs,
-      timeoutMs: config.poll.timeoutMs,
+      minIntervalMs: sourceMinIntervals(cfg.poll),
+      intervalMs: cfg.poll.intervalMs,
+      timeoutMs: cfg.poll.timeoutMs,
       jitter: opts.jitter,
       sources,
       identitySource: IDENTITY_SOURCE,
@@ -287,20 +291,20 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       store,
       onRound,
     });
-  const makeDataApi = () =>
-    config.dataApi.enabled
+  const makeDataApi = (cfg: Config = config, baseUrl = dataApiUrl, nodeList: readonly NodePoller[] = nodePollers) =>
+    cfg.dataApi.enabled
       ? new DataApiPoller({
-          config: config.dataApi,
-          baseUrl: dataApiUrl,
+          config: cfg.dataApi,
+          baseUrl,
           transport,
           store,
-          nodes: nodePollers,
+          nodes: nodeList,
           jitter: opts.jitter,
           userAgent: `avax-exporter/${BUILD.version}`,
           onRound,
         })
       : undefined;
-  let nodePollers: NodePoller[] = nodes.map(makeNodePoller);
+  let nodePollers: NodePoller[] = nodes.map((n) => makeNodePoller(n));
   let dataApiAnnounced = false;
   let dataApi = makeDataApi();
   let pollers: PollerHandle[] = [...nodePollers, ...(dataApi ? [dataApi] : [])];
@@ -315,6 +319,8 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     logger,
     onTransitions: (ts) => ts.forEach((t) => logTransition(logger, t)),
     onTargetsChanged: () => requestRender(),
+    // A configured node's probe answer is rendered once per /metrics render.
+    generation: () => renders,
   });
   await renderNow();
 
@@ -329,7 +335,6 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     const nextNodes = nodesOf(next);
     const pollSame = same(prevConfig.poll, next.poll);
     const byName = new Map(nodePollers.map((p) => [p.node.name, p]));
-    config = next;
     const kept = new Map<string, NodePoller>();
     const toStop: PollerHandle[] = [];
     for (const n of nextNodes) {
@@ -340,26 +345,32 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
     const removed = [...byName.keys()].filter((name) => !nextNodes.some((n) => n.name === name));
     for (const name of removed) toStop.push(byName.get(name) as NodePoller);
     const dataApiSame = same(prevConfig.dataApi, next.dataApi) && toStop.length === 0 && nextNodes.length === nodePollers.length;
-    if (dataApi && !dataApiSame) toStop.push(dataApi);
-    await Promise.all(toStop.map((p) => p.stop()));
-    for (const name of removed) store.removeNode(name);
-    nodes = nextNodes;
-    dataApiUrl = dataApiUrlOf(next);
-    maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
-    minIntervals = sourceMinIntervals(next.poll);
+    // Every new poller is built before anything is stopped: one that cannot be built fails the
+    // reload with nothing changed, rather than leaving a stopped poller's last series served.
     const created: PollerHandle[] = [];
-    nodePollers = nextNodes.map((n) => {
+    const nextNodePollers = nextNodes.map((n) => {
       const k = kept.get(n.name);
       if (k) return k;
-      const p = makeNodePoller(n);
+      const p = makeNodePoller(n, next);
       created.push(p);
       return p;
     });
-    if (!dataApiSame || !dataApi) {
+    const nextDataApiUrl = dataApiUrlOf(next);
+    const nextDataApi = !dataApiSame || !dataApi ? makeDataApi(next, nextDataApiUrl, nextNodePollers) : dataApi;
+    if (nextDataApi && nextDataApi !== dataApi) created.push(nextDataApi);
+    if (dataApi && nextDataApi !== dataApi) toStop.push(dataApi);
+    config = next;
+    await Promise.all(toStop.map((p) => p.stop()));
+    for (const name of removed) store.removeNode(name);
+    nodes = nextNodes;
+    dataApiUrl = nextDataApiUrl;
+    maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
+    minIntervals = sourceMinIntervals(next.poll);
+    nodePollers = nextNodePollers;
+    if (nextDataApi !== dataApi) {
       if (!next.dataApi.enabled) store.removeNode(DATA_API_POLLER_NAME);
       dataApiAnnounced = false;
-      dataApi = makeDataApi();
-      if (dataApi) created.push(dataApi);
+      dataApi = nextDataApi;
     }
     pollers = [...nodePollers, ...(dataApi ? [dataApi] : [])];
     if (opts.autoStart !== false) startSpread(created, next.poll.intervalMs);
@@ -398,6 +409,13 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
   const server: Server = createExporterServer({
     webConfigFile: config.web.configFile,
     onWebConfigError: (err) => logger.error({ err: err.message }, 'web config reload failed, the previous one is kept'),
+    onWebConfigReload: (ok) => {
+      if (ok) logger.info({ file: config.web.configFile }, 'web config reloaded');
+      if (ok !== webConfigReloadOk) {
+        webConfigReloadOk = ok;
+        requestRender();
+      }
+    },
     ...(config.web.enableLifecycle ? { reload } : {}),
     telemetryPath: config.web.telemetryPath,
     status: () => ({
@@ -469,6 +487,7 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       return new Promise<void>((resolve) => roundWaiters.push({ target, resolve }));
     },
     freshnessLagsMs: () => freshnessLags.slice(),
+    probeRenders: () => probe.renders,
     stop() {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));

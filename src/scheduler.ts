@@ -8,6 +8,7 @@ import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sour
 import { describeChanges } from './state/changes.js';
 import { rewardUptimeUpgradeTime, type Upgrade } from './sources/info.js';
 import type { StateStore, StateTransition } from './state/store.js';
+import { makeRedactor, secretsOf } from './http/redact.js';
 
 /**
  * Failures of the identity source that say the node itself is out of reach or
@@ -44,13 +45,27 @@ export interface PollerOptions<C extends BaseContext> {
    * extraMaxAgeBySource in the assembler).
    */
   minIntervalMs?: ReadonlyMap<string, number>;
+  /**
+   * Removes the secrets sent to this target from an error's text (an upstream
+   * may echo the request) before the error is stored, logged or shown.
+   */
+  redact?: (text: string) => string;
+}
+
+/** Percent-decoded, or as written when it is not valid percent-encoding (the config check reports that; this must never throw). */
+function decodeOrRaw(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 /** Splits user:password out of a node URL into a Basic Authorization header (undici does not send URL credentials). */
 export function splitCredentials(url: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
   const u = new URL(url);
   if (!u.username && !u.password) return { url, headers };
-  const auth = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
+  const auth = Buffer.from(`${decodeOrRaw(u.username)}:${decodeOrRaw(u.password)}`).toString('base64');
   u.username = '';
   u.password = '';
   const hasAuth = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization');
@@ -193,6 +208,8 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
       if (source.name === this.opts.identitySource) this.opts.onIdentity?.(value);
     } catch (err) {
       failure = classifyPollError(err, ctx.deadline.signal.aborted);
+      // Redacted in place: a per-round shared answer's error may be seen by several sources, and redacting twice changes nothing.
+      if (this.opts.redact) failure.message = this.opts.redact(failure.message);
       transition = this.opts.store.record(name, source.name, { ok: false, error: failure, startedMs, durationMs: performance.now() - t0 });
     }
     if (transition) transitions.push(transition);
@@ -271,6 +288,7 @@ export class NodePoller extends Poller<PollContext> {
     const { url, headers } = splitCredentials(node.url, node.headers);
     const rpc = new JsonRpcClient(opts.transport, url, headers);
     super({
+      redact: makeRedactor(secretsOf({ url: node.url, headers: node.headers, secretHeaders: node.secretHeaders })),
       name: node.name,
       intervalMs: opts.intervalMs,
       timeoutMs: opts.timeoutMs,

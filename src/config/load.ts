@@ -454,11 +454,12 @@ export function redactConfig(config: Config): Config {
   };
 }
 
-/** A URL without its password (user:password@ → user:***@). */
+/** A URL without its password (user:password@ → user:***@), or without its user name when that is alone (a token: TOKEN@ → ***@). */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    else if (u.username) u.username = '***';
     return u.toString().replace(/\/$/, '');
   } catch {
     return url;

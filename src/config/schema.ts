@@ -27,7 +27,26 @@ const httpUrl = z.string().refine((s) => {
   } catch {
     return false;
   }
-}, 'must be an http(s) URL');
+}, 'must be an http(s) URL').superRefine((s, ctx) => {
+  // The exporter sends URL credentials as a Basic Authorization header, decoded: a stray % would
+  // make that fail at start-up or on every poll. Said here, once, without echoing the value.
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return;
+  }
+  for (const [part, value] of [
+    ['user name', u.username],
+    ['password', u.password],
+  ] as const) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `the ${part} in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)` });
+    }
+  }
+});
 
 /** A node id as AvalancheGo prints it, checksum and length checked (ids.ts). */
 export const nodeIdSchema = z.string().superRefine((s, ctx) => {

@@ -1,5 +1,6 @@
 import type { DataApiConfig } from '../config/load.js';
 import type { HttpTransport } from '../http/transport.js';
+import { makeRedactor, secretsOf } from '../http/redact.js';
 import { Poller, type NodePoller } from '../scheduler.js';
 import type { StateStore, StateTransition } from '../state/store.js';
 import { DataApiClient, dataApiNetworkOf, networkIdOf, type DataApiNetwork } from './client.js';
@@ -91,6 +92,8 @@ export class DataApiPoller extends Poller<DataApiContext> {
     const facts: { network?: DataApiNetwork } = {};
     const addresses = opts.config.addresses ?? [];
     super({
+      // The key (and any credentials in the URL) must not come back through an echoing error body.
+      redact: makeRedactor(secretsOf({ url: opts.baseUrl, values: [opts.config.key] })),
       name: DATA_API_POLLER_NAME,
       intervalMs: opts.config.intervalMs,
       timeoutMs: opts.config.timeoutMs,

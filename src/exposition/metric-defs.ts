@@ -126,6 +126,7 @@ export const METRICS = {
   avax_exporter_series: { type: 'gauge', help: 'Series in the last rendered exposition (process metrics excluded).', labels: [], source: 'exporter' },
   avax_exporter_config_last_reload_successful: { type: 'gauge', help: '1 when the last configuration reload (SIGHUP or POST /-/reload) succeeded.', labels: [], source: 'exporter' },
   avax_exporter_config_last_reload_success_timestamp_seconds: { type: 'gauge', help: 'When the configuration was last loaded successfully (start-up or reload).', labels: [], source: 'exporter' },
+  avax_exporter_web_config_last_reload_successful: { type: 'gauge', help: '1 when the last change of --web.config.file (or of a file it names) was applied; 0 when it was invalid or needs a restart (TLS on or off, client_auth_type) and the running web config was kept.', labels: [], source: 'exporter' },
   avax_exporter_ready: { type: 'gauge', help: '1 once every node has completed its first poll round.', labels: [], source: 'exporter' },
 } as const satisfies Record<string, MetricDef>;
 

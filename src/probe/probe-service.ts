@@ -57,6 +57,35 @@ export interface ProbeServiceOptions {
   onTransitions?: (transitions: StateTransition[]) => void;
   /** Called when a probe-only target is added or dropped (the self-metrics changed). */
   onTargetsChanged?: () => void;
+  /**
+   * Changes whenever the daemon renders /metrics anew (the state may have
+   * changed): a configured node's probe answer is rendered once per value and
+   * shared, like /metrics. Without it, every probe renders.
+   */
+  generation?: () => number;
+  /** The clock of the refusal log's rate limit (tests move it). */
+  now?: () => number;
+}
+
+/** Probe answers rendered at once; further renders wait their turn (the scrape path's CPU and memory stay bounded). */
+export const MAX_CONCURRENT_PROBE_RENDERS = 2;
+
+/** A counting semaphore: at most `limit` tasks run at once, the rest wait in order. */
+class Limiter {
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -64,8 +93,15 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /** assembleSamples wants a build identity; probe answers leave the exporter's own series out anyway. */
 const NO_BUILD = { version: '', revision: '', nodejs: '' };
 
-/** Distinct refused targets logged at warn; beyond, refusals are logged at debug (a scraper cannot flood the log). */
-const MAX_WARNED_REFUSALS = 1_000;
+/**
+ * Refusals logged at warn: a bucket of this many lines, refilled at one a
+ * second, so a scraper cannot flood the log and a new refusal is still seen
+ * minutes later. Beyond, refusals go to debug and are counted in the next warn.
+ */
+export const REFUSAL_WARN_BURST = 60;
+const REFUSAL_WARN_REFILL_MS = 1_000;
+/** The same refusal is warned at most once in this time. */
+const REFUSAL_REPEAT_MS = 10 * 60_000;
 
 /** A probe-only URL: its own poller and state, polled only when probed. */
 class ProbeTarget {
@@ -73,7 +109,16 @@ class ProbeTarget {
   readonly poller: NodePoller;
   lastRoundStartMs: number | undefined;
   lastProbeMs = 0;
+  /** Probes of it so far. */
+  probes = 0;
+  /** The last answer, valid while no round runs and none completed since. */
+  answer: { rounds: number; exposition: Promise<Exposition> } | undefined;
   #inflight: Promise<void> | undefined;
+
+  /** Whether a poll round is running. */
+  get polling(): boolean {
+    return this.#inflight !== undefined;
+  }
 
   constructor(
     readonly node: NodeConfig,
@@ -136,12 +181,24 @@ export class ProbeService {
   readonly #byName: Map<string, SourceDef<unknown>>;
   /** Probe-only targets by URL key. */
   readonly #targets = new Map<string, ProbeTarget>();
-  readonly #warned = new Set<string>();
+  /** When each refusal was last warned, by refusal (bounded). */
+  readonly #warned = new Map<string, number>();
+  #warnTokens = REFUSAL_WARN_BURST;
+  #warnRefilledMs: number | undefined;
+  #suppressed = 0;
+  readonly #now: () => number;
   #sweeper: NodeJS.Timeout | undefined;
   #stopped = false;
+  readonly #renderLimit = new Limiter(MAX_CONCURRENT_PROBE_RENDERS);
+  /** Configured nodes' answers of the current generation, by node name. */
+  readonly #nodeAnswers = new Map<string, Promise<Exposition>>();
+  #answersGeneration: number | undefined;
+  /** Probe answers rendered so far (a cached answer is not rendered again). */
+  renders = 0;
 
   constructor(opts: ProbeServiceOptions) {
     this.#opts = opts;
+    this.#now = opts.now ?? Date.now;
     this.#byName = new Map(opts.sources.map((s) => [s.name, s]));
   }
 
@@ -162,10 +219,7 @@ export class ProbeService {
     const config = this.#opts.config();
     const found = resolveProbeTarget(target, this.#opts.nodes(), config.probe.targets);
     if (found.kind === 'refused') return this.#refuse(403, found.reason, target);
-    if (found.kind === 'node') {
-      const name = found.node.name;
-      return { status: 200, exposition: await this.#render(name, this.#opts.store.all().filter((s) => s.node === name), started, config) };
-    }
+    if (found.kind === 'node') return { status: 200, exposition: await this.#nodeAnswer(found.node.name, started, config) };
     if (this.#stopped) return { status: 503, message: 'the exporter is shutting down' };
     const nowMs = Date.now();
     let t = this.#targets.get(found.key);
@@ -175,8 +229,9 @@ export class ProbeService {
     if (!t) {
       // Full: idle ones may be due to go, which the next sweeper tick would find.
       if (this.#targets.size >= config.probe.maxTargets) this.#sweep(nowMs);
+      if (this.#targets.size >= config.probe.maxTargets) this.#evictOneOff(nowMs, config);
       if (this.#targets.size >= config.probe.maxTargets) {
-        return this.#refuse(503, `probe.max_targets (${config.probe.maxTargets}) probe-only targets are polled already; one is dropped after probe.idle_timeout without probes`, target);
+        return this.#refuse(503, `probe.max_targets (${config.probe.maxTargets}) probe-only targets are polled already; one is dropped after probe.idle_timeout without probes (one probed only once: after poll.interval)`, target);
       }
       t = new ProbeTarget(found.node, config.poll, this.#opts);
       this.#targets.set(found.key, t);
@@ -185,11 +240,45 @@ export class ProbeService {
       this.#opts.onTargetsChanged?.();
     }
     t.lastProbeMs = nowMs;
+    t.probes++;
     const round = t.refresh(nowMs);
     if (!(await settlesWithin(round, this.#waitBudgetMs(config, scrapeTimeoutSeconds)))) {
       this.#opts.logger.debug({ node: t.node.name }, 'probe answered before its poll round ended (scrape timeout)');
     }
-    return { status: 200, exposition: await this.#render(t.node.name, t.store.all(), started, config) };
+    // Between two rounds the state does not change: one answer serves every probe of it.
+    const rounds = t.poller.completedRounds;
+    if (!t.polling && t.answer?.rounds === rounds) return { status: 200, exposition: await t.answer.exposition };
+    const exposition = this.#render(t.node.name, t.store.all(), started, config);
+    t.answer = t.polling ? undefined : { rounds, exposition };
+    exposition.catch(() => {
+      if (t.answer?.exposition === exposition) t.answer = undefined;
+    });
+    return { status: 200, exposition: await exposition };
+  }
+
+  /**
+   * A configured node's answer: rendered once per generation of the daemon's
+   * exposition and shared by every probe of it until the next, so its text and
+   * gzip are made once, as for /metrics, however many scrapers ask.
+   */
+  #nodeAnswer(name: string, started: number, config: Config): Promise<Exposition> {
+    const render = () => this.#render(name, this.#opts.store.all().filter((s) => s.node === name), started, config);
+    const generation = this.#opts.generation?.();
+    if (generation === undefined) return render();
+    if (generation !== this.#answersGeneration) {
+      this.#nodeAnswers.clear();
+      this.#answersGeneration = generation;
+    }
+    let answer = this.#nodeAnswers.get(name);
+    if (!answer) {
+      answer = render();
+      this.#nodeAnswers.set(name, answer);
+      // A failed render is not kept: the next probe tries again.
+      answer.catch(() => {
+        if (this.#nodeAnswers.get(name) === answer) this.#nodeAnswers.delete(name);
+      });
+    }
+    return answer;
   }
 
   /** Stops every probe-only poller (aborting rounds in flight) and refuses later probe-only probes. */
@@ -213,7 +302,12 @@ export class ProbeService {
   }
 
   /** The node's series (and only its: every sample whose `node` label is this node) plus the probe's own figures. */
-  async #render(name: string, states: readonly SourceState[], started: number, config: Config): Promise<Exposition> {
+  #render(name: string, states: readonly SourceState[], started: number, config: Config): Promise<Exposition> {
+    return this.#renderLimit.run(() => this.#renderNow(name, states, started, config));
+  }
+
+  async #renderNow(name: string, states: readonly SourceState[], started: number, config: Config): Promise<Exposition> {
+    this.renders++;
     const nowMs = Date.now();
     const maxAgeMs = config.poll.maxAgeMs;
     const extraMaxAgeBySource = sourceMinIntervals(config.poll);
@@ -266,6 +360,28 @@ export class ProbeService {
     if (changed) this.#opts.onTargetsChanged?.();
   }
 
+  /**
+   * Makes room by dropping a one-off: a target probed once, more than a poll
+   * interval ago, and not polling now (the least recently probed first). A
+   * scraper probes its targets every scrape interval, so a target probed once
+   * and not since is not scraped; without this, a client probing each allowed
+   * URL once would hold every slot for probe.idle_timeout.
+   */
+  #evictOneOff(nowMs: number, config: Config): void {
+    let victim: [string, ProbeTarget] | undefined;
+    for (const entry of this.#targets) {
+      const t = entry[1];
+      if (t.probes > 1 || t.polling || nowMs - t.lastProbeMs < config.poll.intervalMs) continue;
+      if (!victim || t.lastProbeMs < victim[1].lastProbeMs) victim = entry;
+    }
+    if (!victim) return;
+    const [key, t] = victim;
+    this.#targets.delete(key);
+    void t.poller.stop();
+    this.#opts.logger.info({ node: t.node.name, url: redactUrl(t.node.url), reason: 'probed once and not since, its place is needed', targets: this.#targets.size }, 'probe target dropped');
+    this.#opts.onTargetsChanged?.();
+  }
+
   #startSweeper(idleTimeoutMs: number): void {
     if (this.#sweeper) return;
     // Often enough that an idle target goes soon after its timeout, rarely enough to cost nothing.
@@ -278,9 +394,26 @@ export class ProbeService {
     // The target is the client's text: shown shortened, with any password masked.
     const shown = redactUrl(target).slice(0, 200);
     const key = `${status} ${reason} ${shown}`;
-    const warn = !this.#warned.has(key) && this.#warned.size < MAX_WARNED_REFUSALS;
-    if (warn) this.#warned.add(key);
-    this.#opts.logger[warn ? 'warn' : 'debug']({ target: shown, status, reason }, 'probe refused');
+    const now = this.#now();
+    this.#warnRefilledMs ??= now;
+    const refill = Math.floor((now - this.#warnRefilledMs) / REFUSAL_WARN_REFILL_MS);
+    if (refill > 0) {
+      this.#warnTokens = Math.min(REFUSAL_WARN_BURST, this.#warnTokens + refill);
+      this.#warnRefilledMs += refill * REFUSAL_WARN_REFILL_MS;
+    }
+    const last = this.#warned.get(key);
+    const repeated = last !== undefined && now - last < REFUSAL_REPEAT_MS;
+    if (!repeated && this.#warnTokens > 0) {
+      this.#warnTokens--;
+      if (this.#warned.size >= 10_000) this.#warned.clear();
+      this.#warned.set(key, now);
+      const suppressed = this.#suppressed;
+      this.#suppressed = 0;
+      this.#opts.logger.warn({ target: shown, status, reason, ...(suppressed ? { suppressed } : {}) }, 'probe refused');
+    } else {
+      if (!repeated) this.#suppressed++;
+      this.#opts.logger.debug({ target: shown, status, reason }, 'probe refused');
+    }
     return { status, message: `target refused: ${reason}` };
   }
 }

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createHash } from 'node:crypto';
-import type { SecureContextOptions } from 'node:tls';
+import { createHmac, randomBytes } from 'node:crypto';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -42,7 +42,10 @@ const webConfigSchema = z
       .optional(),
     http_server_config: z
       .strictObject({
-        headers: z.record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), z.string()).optional(),
+        // A CR or LF would end the header early (Node then refuses every response): rejected here, with its path.
+        headers: z
+          .record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), z.string().regex(/^[^\x00-\x08\x0a-\x1f\x7f]*$/, 'must not contain CR, LF or other control characters'))
+          .optional(),
       })
       .optional(),
     basic_auth_users: z.record(z.string().min(1), bcryptHash).optional(),
@@ -52,6 +55,12 @@ const webConfigSchema = z
     const needsCa = t?.client_auth_type === 'VerifyClientCertIfGiven' || t?.client_auth_type === 'RequireAndVerifyClientCert';
     if (t && needsCa && !t.client_ca_file) {
       ctx.addIssue({ code: 'custom', path: ['tls_server_config', 'client_ca_file'], message: `is required with client_auth_type ${t.client_auth_type}` });
+    }
+    const order = Object.keys(TLS_VERSIONS);
+    // min_version defaults to TLS12, so a lone max_version below it is the same mistake.
+    const min = t?.min_version ?? 'TLS12';
+    if (t?.max_version && order.indexOf(min) > order.indexOf(t.max_version)) {
+      ctx.addIssue({ code: 'custom', path: ['tls_server_config', 'min_version'], message: `${min}${t.min_version ? '' : ' (the default)'} is above max_version ${t.max_version}` });
     }
   });
 
@@ -91,10 +100,13 @@ export function loadWebConfig(path: string): WebConfig {
   if (!text) throw new WebConfigError(problems);
   let raw: unknown;
   try {
-    raw = parseYaml(text.toString('utf8')) ?? {};
+    raw = parseYaml(text.toString('utf8'));
   } catch (err) {
     throw new WebConfigError([`web.config.file: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`]);
   }
+  // An empty file is a file being written (or truncated by mistake), not "no TLS, no auth":
+  // taken as such, a reload would open the server. A config without any setting says `{}`.
+  if (raw === null || raw === undefined) throw new WebConfigError([`web.config.file: ${path} is empty (write {} for a web config without settings)`]);
   const parsed = webConfigSchema.safeParse(raw);
   if (!parsed.success) {
     throw new WebConfigError(
@@ -127,6 +139,15 @@ export function loadWebConfig(path: string): WebConfig {
       ...(t.max_version ? { maxVersion: TLS_VERSIONS[t.max_version] } : {}),
       clientAuthType: type,
     } as WebConfig['tls'] & { clientAuthType: string };
+    if (cert && key && (!caPath || ca)) {
+      // What https.createServer would do at start-up (and die on with a stack trace): parse the
+      // certificate, the key and the CA, and check that the key is the certificate's.
+      try {
+        createSecureContext({ cert, key, ...(ca ? { ca } : {}), ...(tls.minVersion ? { minVersion: tls.minVersion as never } : {}), ...(tls.maxVersion ? { maxVersion: tls.maxVersion as never } : {}) });
+      } catch (err) {
+        problems.push(`tls_server_config: cert_file ${certPath}, key_file ${keyPath}${caPath ? `, client_ca_file ${caPath}` : ''}: ${(err as Error).message}`);
+      }
+    }
   }
   if (problems.length) throw new WebConfigError(problems);
   return { tls, headers: c.http_server_config?.headers ?? {}, users: c.basic_auth_users ?? {}, files };
@@ -160,20 +181,65 @@ export function fileStamps(files: readonly string[]): string {
 export const DUMMY_HASH = '$2b$10$sFHxm6Fh.dRHxvfnDi.v1ul/OSGMUFmolal4G5kUV5Dn7rXRiN.Xe';
 
 /**
- * Checks HTTP basic auth against bcrypt hashes. bcrypt is slow on purpose, so
- * a successful check is remembered (keyed by a SHA-256 of the credentials and
- * the hash) and a scraper sending the same credentials every 15 s costs one
- * bcrypt comparison, not one per scrape.
+ * {@link DUMMY_HASH} at another cost: the cost field is only a parameter of
+ * the comparison, so the hash stays one no password matches, and comparing
+ * against it costs exactly what a user's hash of that cost costs.
+ */
+export function dummyHashOfCost(cost: number): string {
+  return DUMMY_HASH.replace(/^\$2b\$10\$/, `$2b$${String(cost).padStart(2, '0')}$`);
+}
+
+/** Bounds on what basic auth may spend: bcrypt is slow on purpose, so unchecked it is a denial of service. */
+export interface BasicAuthLimits {
+  /** bcrypt comparisons running at once. */
+  concurrency: number;
+  /** Comparisons waiting for a slot; a request beyond is answered at once (429), without one. */
+  queue: number;
+  /** Verified credentials remembered, and for how long. */
+  cacheSize: number;
+  cacheTtlMs: number;
+}
+
+/** Defaults of {@link BasicAuthLimits}: two comparisons at once (the machine may have two cores), eight waiting. */
+export const DEFAULT_BASIC_AUTH_LIMITS: BasicAuthLimits = { concurrency: 2, queue: 8, cacheSize: 1_000, cacheTtlMs: 10 * 60_000 };
+
+/** The outcome of a check: `busy` when the comparison queue is full (answer 429, nothing was compared). */
+export type AuthResult = 'ok' | 'denied' | 'busy';
+
+/** Per-process key of the verified-credentials cache: its keys reveal nothing without it, and it never leaves memory. */
+const CACHE_KEY = randomBytes(32);
+
+/**
+ * Checks HTTP basic auth against bcrypt hashes. A successful check is
+ * remembered for a while, keyed by an HMAC (random per-process key) of the
+ * user, the password and the hash, never the password itself, so a scraper
+ * sending the same credentials every 15 s pays one bcrypt comparison, not one
+ * per scrape. Comparisons run in a small pool with a short queue: a flood of
+ * wrong passwords gets 429 at once instead of queueing CPU work in front of
+ * the valid scrapes. Unknown users are compared against a dummy hash of the
+ * configured users' cost, so timing does not reveal who exists.
  */
 export class BasicAuth {
   readonly #users: Map<string, string>;
-  readonly #verified = new Set<string>();
+  readonly #verified = new Map<string, number>();
+  readonly #limits: BasicAuthLimits;
+  readonly #dummy: string;
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  /** bcrypt comparisons made (for tests and the curious). */
+  comparisons = 0;
+  /** Checks answered `busy`. */
+  refused = 0;
 
   constructor(
     users: Record<string, string>,
     private readonly compare: (password: string, hash: string) => Promise<boolean> = (p, h) => bcrypt.compare(p, h),
+    limits: Partial<BasicAuthLimits> = {},
   ) {
     this.#users = new Map(Object.entries(users));
+    this.#limits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...limits };
+    const costs = [...this.#users.values()].map((h) => bcrypt.getRounds(h));
+    this.#dummy = costs.length && Math.max(...costs) !== 10 ? dummyHashOfCost(Math.max(...costs)) : DUMMY_HASH;
   }
 
   /** True when no users are configured (auth off). */
@@ -181,24 +247,68 @@ export class BasicAuth {
     return this.#users.size === 0;
   }
 
+  /** The hash unknown users are compared against. */
+  get dummyHash(): string {
+    return this.#dummy;
+  }
+
   /** Verifies an Authorization header. */
   async check(header: string | undefined): Promise<boolean> {
-    if (this.disabled) return true;
+    return (await this.verify(header)) === 'ok';
+  }
+
+  /** Verifies an Authorization header, saying when it could not be compared for lack of capacity. */
+  async verify(header: string | undefined): Promise<AuthResult> {
+    if (this.disabled) return 'ok';
     const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
     const decoded = m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
     const user = colon >= 0 ? decoded.slice(0, colon) : '';
     const password = colon >= 0 ? decoded.slice(colon + 1) : '';
     const hash = this.#users.get(user);
-    const cacheKey = createHash('sha256').update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('hex');
-    if (hash && this.#verified.has(cacheKey)) return true;
-    // Unknown users (and missing headers) pay for a comparison too.
-    const ok = await this.compare(password, hash ?? DUMMY_HASH);
-    if (ok && hash !== undefined && m) {
-      if (this.#verified.size > 1_000) this.#verified.clear();
-      this.#verified.add(cacheKey);
-      return true;
+    const cacheKey = createHmac('sha256', CACHE_KEY).update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('base64');
+    const now = Date.now();
+    const at = hash !== undefined ? this.#verified.get(cacheKey) : undefined;
+    if (at !== undefined && now - at <= this.#limits.cacheTtlMs) return 'ok';
+    if (!(await this.#slot())) {
+      this.refused++;
+      return 'busy';
     }
-    return false;
+    let ok: boolean;
+    try {
+      this.comparisons++;
+      // Unknown users (and missing headers) pay for a comparison too.
+      ok = await this.compare(password, hash ?? this.#dummy);
+    } finally {
+      this.#release();
+    }
+    if (ok && hash !== undefined && m) {
+      if (this.#verified.size >= this.#limits.cacheSize) {
+        // The oldest entry goes (a Map iterates in insertion order).
+        const oldest = this.#verified.keys().next().value;
+        if (oldest !== undefined) this.#verified.delete(oldest);
+      }
+      this.#verified.delete(cacheKey);
+      this.#verified.set(cacheKey, Date.now());
+      return 'ok';
+    }
+    return 'denied';
+  }
+
+  /** Waits for a comparison slot; false at once when the queue is full. */
+  #slot(): Promise<boolean> {
+    if (this.#running < this.#limits.concurrency) {
+      this.#running++;
+      return Promise.resolve(true);
+    }
+    if (this.#waiting.length >= this.#limits.queue) return Promise.resolve(false);
+    return new Promise((resolve) => this.#waiting.push(() => resolve(true)));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    // The slot passes straight to the next in line.
+    if (next) next();
+    else this.#running--;
   }
 }

@@ -1,0 +1,231 @@
+/**
+ * Changes to --web.config.file while the server runs, and the cost of basic
+ * auth under a flood: a change is applied whole or not at all, never opens
+ * the server, and bcrypt work is bounded.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import bcrypt from 'bcryptjs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createExporterServer, type ServerOptions } from '../../src/server/server.js';
+import { BasicAuth, loadWebConfig, WebConfigError } from '../../src/server/web-config.js';
+import type { Exposition } from '../../src/exposition/render.js';
+import { FakeNode } from '../../src/fake/fake-node.js';
+import { eventually, startTestDaemon, valueOf } from '../helpers/daemon.js';
+
+const BODY = 'avax_exporter_ready 1\n';
+const EXPOSITION: Exposition = { text: Buffer.from(BODY), gzip: async () => gzipSync(BODY), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let dir = '';
+const HASH_OLD = bcrypt.hashSync('old-pw', 4);
+const HASH_NEW = bcrypt.hashSync('new-pw', 4);
+const TLS_AUTH = (hash: string) => `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${hash}\n`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'avax-exporter-reload-'));
+  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.crt', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1');
+  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'other.key', '-out', 'other.crt', '-days', '2', '-subj', '/CN=other');
+  writeFileSync(join(dir, 'garbage.crt'), '-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n');
+});
+
+const servers: Server[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
+});
+
+async function start(extra: Partial<ServerOptions>): Promise<number> {
+  const server = createExporterServer({ telemetryPath: '/metrics', exposition: () => EXPOSITION, ready: () => true, landing: () => '<html></html>', ...extra });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return (server.address() as AddressInfo).port;
+}
+
+/** HTTPS GET /metrics, with or without credentials; the status, or 0 when the connection failed. */
+function get(port: number, auth?: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpsRequest({ host: '127.0.0.1', port, path: '/metrics', ca: readFileSync(join(dir, 'server.crt')), agent: false, ...(auth ? { auth } : {}), timeout: 5_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+describe('web config reload', () => {
+  it('truncated, corrupt, unreadable or unappliable changes to a running TLS + auth server are refused whole, with a log line; no request without credentials is ever answered', async () => {
+    const file = join(dir, 'web.yml');
+    writeFileSync(file, TLS_AUTH(HASH_OLD));
+    const errors: string[] = [];
+    const reloads: boolean[] = [];
+    const port = await start({ webConfigFile: file, onWebConfigError: (e) => errors.push(e.message), onWebConfigReload: (ok) => reloads.push(ok) });
+    expect(await get(port, 'prometheus:old-pw')).toBe(200);
+
+    // Someone without credentials keeps asking, all along.
+    const anonymous: number[] = [];
+    let hammering = true;
+    const hammer = (async () => {
+      while (hammering) {
+        anonymous.push(await get(port));
+        await sleep(10);
+      }
+    })();
+    cleanups.push(async () => {
+      hammering = false;
+      await hammer;
+    });
+
+    /** Writes the file (or removes it), lets the once-a-second check see it, and returns what the next reload attempt said. */
+    const change = async (content: string | undefined): Promise<boolean | undefined> => {
+      await sleep(1_100);
+      if (content === undefined) rmSync(file);
+      else writeFileSync(file, content);
+      const before = reloads.length;
+      await sleep(1_100);
+      expect(await get(port, 'prometheus:old-pw')).not.toBe(0);
+      return reloads.length > before ? reloads.at(-1) : undefined;
+    };
+
+    const refusals: [string, string | undefined, RegExp][] = [
+      ['truncated to nothing', '', /is empty/],
+      ['corrupt YAML', 'tls_server_config: [\n  cert_file', /not valid YAML/],
+      ['cut in the middle of the hash', TLS_AUTH(HASH_OLD).slice(0, -20), /bcrypt hash/],
+      ['removed', undefined, /cannot read/],
+      ['TLS turned off', `basic_auth_users:\n  prometheus: ${HASH_OLD}\n`, /turning TLS off needs a restart/],
+      ['client auth changed', `${TLS_AUTH(HASH_OLD)}`.replace('key_file: server.key\n', 'key_file: server.key\n  client_ca_file: server.crt\n  client_auth_type: RequireAndVerifyClientCert\n'), /client_auth_type NoClientCert -> RequireAndVerifyClientCert needs a restart/],
+      ['users removed with a bad certificate path', 'tls_server_config:\n  cert_file: missing.crt\n  key_file: server.key\n', /cannot read/],
+      ['users removed with a garbage certificate', 'tls_server_config:\n  cert_file: garbage.crt\n  key_file: server.key\n', /garbage\.crt/],
+      ['users removed with a certificate that is not the key\'s', 'tls_server_config:\n  cert_file: other.crt\n  key_file: server.key\n', /other\.crt/],
+    ];
+    for (const [what, content, why] of refusals) {
+      expect(await change(content), what).toBe(false);
+      expect(errors.at(-1), what).toMatch(why);
+      // The config in force is the old one, whole: the old password still works.
+      expect(await get(port, 'prometheus:old-pw'), what).toBe(200);
+    }
+    // A valid change is applied: the new password works, the old one no longer does.
+    expect(await change(TLS_AUTH(HASH_NEW))).toBe(true);
+    expect(await get(port, 'prometheus:new-pw')).toBe(200);
+    expect(await get(port, 'prometheus:old-pw')).toBe(401);
+
+    hammering = false;
+    await hammer;
+    expect(anonymous.length).toBeGreaterThan(50);
+    expect(anonymous.filter((s) => s !== 401 && s !== 0)).toEqual([]);
+    expect(anonymous.filter((s) => s === 401).length).toBeGreaterThan(50);
+  }, 60_000);
+
+  it('avax_exporter_web_config_last_reload_successful says whether the last change was applied', async () => {
+    const node = await FakeNode.start();
+    cleanups.push(() => node.stop());
+    const file = join(dir, 'daemon-web.yml');
+    const plain = (hash: string) => `basic_auth_users:\n  prometheus: ${hash}\n`;
+    writeFileSync(file, plain(HASH_OLD));
+    const { daemon, logs } = await startTestDaemon({ nodes: [{ url: node.url }], web: { listen_address: '127.0.0.1:0', config_file: file } });
+    cleanups.push(() => daemon.stop());
+    const metric = async (password: string) => {
+      const res = await fetch(`${daemon.url}/metrics`, { headers: { authorization: `Basic ${Buffer.from(`prometheus:${password}`).toString('base64')}` } });
+      return res.status === 200 ? valueOf(await res.text(), 'avax_exporter_web_config_last_reload_successful') : undefined;
+    };
+    expect(await metric('old-pw')).toBe(1);
+    await sleep(1_100);
+    writeFileSync(file, `tls_server_config:\n  cert_file: ${join(dir, 'server.crt')}\n  key_file: ${join(dir, 'server.key')}\n${plain(HASH_OLD)}`);
+    await sleep(1_100);
+    await eventually(async () => (await metric('old-pw')) === 0, 5_000);
+    expect(logs.withMsg('web config reload failed, the previous one is kept').at(-1)?.['err']).toMatch(/turning TLS on needs a restart/);
+    await sleep(1_100);
+    writeFileSync(file, plain(HASH_NEW));
+    await sleep(1_100);
+    await eventually(async () => (await metric('new-pw')) === 1, 5_000);
+    expect(await metric('old-pw')).toBeUndefined();
+  }, 30_000);
+});
+
+describe('web config validation at load', () => {
+  const problemsOf = (yaml: string): string[] => {
+    const file = join(dir, `check-${Math.random().toString(36).slice(2)}.yml`);
+    writeFileSync(file, yaml);
+    try {
+      loadWebConfig(file);
+    } catch (err) {
+      expect(err).toBeInstanceOf(WebConfigError);
+      return (err as WebConfigError).problems;
+    }
+    return [];
+  };
+
+  it('a garbage or mismatched certificate/key, a CRLF in a header value, min_version above max_version and an empty file are each refused with the path', () => {
+    expect(problemsOf('tls_server_config:\n  cert_file: garbage.crt\n  key_file: server.key\n').join('\n')).toContain(join(dir, 'garbage.crt'));
+    expect(problemsOf('tls_server_config:\n  cert_file: other.crt\n  key_file: server.key\n').join('\n')).toMatch(new RegExp(`${join(dir, 'other.crt')}.*${join(dir, 'server.key')}`));
+    expect(problemsOf('http_server_config:\n  headers:\n    X-Test: "a\\r\\nSet-Cookie: x=1"\n')).toEqual(['http_server_config.headers.X-Test: must not contain CR, LF or other control characters']);
+    expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n  max_version: TLS12\n')).toEqual(['tls_server_config.min_version: TLS13 is above max_version TLS12']);
+    expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  max_version: TLS11\n')).toEqual(['tls_server_config.min_version: TLS12 (the default) is above max_version TLS11']);
+    expect(problemsOf('')[0]).toMatch(/is empty/);
+    expect(problemsOf('{}\n')).toEqual([]);
+    expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS12\n  max_version: TLS13\n')).toEqual([]);
+  });
+
+  it('--config.check and start-up exit 2 naming the file for a garbage certificate (no stack trace)', () => {
+    const web = join(dir, 'garbage-web.yml');
+    writeFileSync(web, 'tls_server_config:\n  cert_file: garbage.crt\n  key_file: server.key\n');
+    for (const extra of [['--config.check'], []]) {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', `--web.config.file=${web}`, '--web.listen-address=127.0.0.1:0', '--node.url=http://127.0.0.1:1', '--data-api.enabled=false', ...extra], { encoding: 'utf8', timeout: 20_000 });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toContain(join(dir, 'garbage.crt'));
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe('basic auth under a flood', () => {
+  it('wrong passwords beyond a small bcrypt pool get 429 at once; a verified scraper is answered from the cache meanwhile', async () => {
+    const file = join(dir, 'flood-web.yml');
+    writeFileSync(file, `basic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret', 10)}\n`);
+    const port = await start({ webConfigFile: file });
+    const basic = (s: string) => ({ authorization: `Basic ${Buffer.from(s).toString('base64')}` });
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: basic('prometheus:s3cret') })).status).toBe(200);
+    // 80 connections opened first, then every request written at once: they reach the server together.
+    const conns = await Promise.all(
+      Array.from({ length: 80 }, () => new Promise<Socket>((resolve) => {
+        const c = connect(port, '127.0.0.1', () => resolve(c));
+        c.on('error', () => undefined);
+      })),
+    );
+    cleanups.push(() => conns.forEach((c) => c.destroy()));
+    await sleep(100); // accepted by the server
+    const flood = conns.map((c, i) => new Promise<number>((resolve) => {
+      let head = '';
+      c.on('data', (d: Buffer) => {
+        head += d.toString();
+        const m = /^HTTP\/1\.1 (\d{3})/.exec(head);
+        if (m) resolve(Number(m[1]));
+      });
+      c.on('close', () => resolve(0));
+      c.write(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(`prometheus:guess-${i}`).authorization}\r\nConnection: close\r\n\r\n`);
+    }));
+    await sleep(5);
+    const statuses = await Promise.all(flood);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    // At most two comparing and eight waiting: the rest were turned away without a comparison.
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(80 - 10 - 10);
+  });
+
+  it('an unknown user is compared against a hash of the configured users\' cost (12 here), not a cheaper one', () => {
+    const auth = new BasicAuth({ alice: '$2b$12$KIXQJ2Wl1pW0y5i6c4dZyeB9o5m1j1j6nH7m6e3QyYl1C2w3n0vIe' });
+    expect(bcrypt.getRounds(auth.dummyHash)).toBe(12);
+    expect(bcrypt.getRounds(new BasicAuth({ bob: bcrypt.hashSync('x', 4) }).dummyHash)).toBe(4);
+  });
+});
