@@ -247,7 +247,7 @@ describe('status view (pure rendering)', () => {
 
 /** Debian's chromium; CHROMIUM_PATH points elsewhere on other systems. */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-/** Where the screenshot goes (.tmp is git-ignored); `STATUS_PAGE_SCREENSHOT=docs/status-page.png` refreshes the README's. */
+/** Where the screenshot goes (.tmp is git-ignored); `STATUS_PAGE_SCREENSHOT=docs/status-page.png` refreshes the one docs/http-endpoints.md shows. */
 const SCREENSHOT = resolve(ROOT, process.env['STATUS_PAGE_SCREENSHOT'] ?? '.tmp/status-page.png');
 
 const RED = 'rgb(207, 34, 46)';
