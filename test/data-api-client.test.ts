@@ -171,7 +171,7 @@ describe('Data API client: 429 and the request rate', () => {
     const t0 = Date.now();
     const err = await failure(get(c, VALIDATORS, 3_000));
     expect(Date.now() - t0).toBeLessThan(1_000);
-    expect(err).toMatchObject({ reason: 'rate_limited', status: 429, retryAfterSeconds: expect.any(Number) });
+    expect(err).toMatchObject({ reason: 'rate_limited', status: 429, retryAfterSeconds: expect.any(Number) as unknown });
     expect(err.message).toContain('Too Many Requests: Too many requests, please try again later.');
     expect(c.stats.rateLimited).toBe(1);
     // Later requests of this client fail fast without being sent: no hammering while the service said wait.
@@ -311,7 +311,7 @@ describe('Data API sources against the fake service', () => {
   it('node blocks: baseline first (one block asked for), then only blocks since the last one', async () => {
     const c = client();
     const first = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), undefined);
-    expect(first.proposers).toEqual([{ nodeId: SELF, chain: 'P', count: 0, last: { height: 23797322n, timestampSeconds: 1766080368 }, sinceSeconds: expect.any(Number) }]);
+    expect(first.proposers).toEqual([{ nodeId: SELF, chain: 'P', count: 0, last: { height: 23797322n, timestampSeconds: 1766080368 }, sinceSeconds: expect.any(Number) as unknown }]);
     expect(api.callsTo('nodeBlocks')[0]).toMatchObject({ path: `/v1/networks/mainnet/blockchains/p-chain/nodes/${SELF}/blocks`, query: { pageSize: '1' } });
     api.addBlock('p-chain', SELF);
     api.addBlock('p-chain', 'NodeID-Lrn2ZrcnusnEQwVBU8i7spYM1G3V9ZVW9');

@@ -70,7 +70,7 @@ function substitute(text: string, vars: Record<string, string>): string {
 function execForm(args: string): string[] {
   const parsed = JSON.parse(args) as unknown;
   if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error(`not an exec-form array: ${args}`);
-  return parsed as string[];
+  return parsed;
 }
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -204,10 +204,10 @@ describe('.dockerignore', () => {
       `^${p
         .replace(/^\/+|\/+$/g, '')
         .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-        .replace(/\*\*/g, '\u0000')
+        .replace(/\*\*/g, '\ue000')
         .replace(/\*/g, '[^/]*')
         .replace(/\?/g, '[^/]')
-        .replace(/\u0000/g, '.*')}(/.*)?$`,
+        .replace(/\ue000/g, '.*')}(/.*)?$`,
     );
   /** Docker's rule: the last matching pattern wins; `!` re-includes. */
   const excluded = (path: string) => {

@@ -621,7 +621,9 @@ describe('faults', () => {
     node.setFault('info.peers', { kind: 'body', body: '{"jsonrpc":"2.0","result":{"numPeers":' });
     const res = await peersCall();
     expect(res.status).toBe(200);
-    expect(() => JSON.parse(res.text)).toThrow();
+    expect(() => {
+      JSON.parse(res.text);
+    }).toThrow();
 
     node.setFault('info.getNodeID', { kind: 'rpc-error', code: -32000, message: 'something broke' });
     expect(await rpc(node, '/ext/info', 'info.getNodeID')).toEqual({

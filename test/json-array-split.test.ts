@@ -16,7 +16,7 @@ async function itemsOf(text: string, path: string[]): Promise<unknown[] | undefi
   const out: unknown[] = [];
   for (let i = 0; i < split.spans.length; i += 2) out.push(JSON.parse(body.subarray(split.spans[i], split.spans[i + 1]).toString('utf8')));
   // What is left around the array is valid JSON holding an empty array.
-  const rest = JSON.parse(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]).toString('utf8'));
+  const rest = JSON.parse(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]).toString('utf8')) as unknown;
   let at: unknown = rest;
   for (const k of path) at = (at as Record<string, unknown>)[k];
   expect(at).toEqual([]);

@@ -40,7 +40,7 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-const EMPTY: Exposition = { text: Buffer.from(''), gzip: async () => gzipSync(''), series: 0, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const EMPTY: Exposition = { text: Buffer.from(''), gzip: () => Promise.resolve(gzipSync('')), series: 0, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -385,9 +385,9 @@ describe('/probe refuses what is not on the allow-list, and connects to nothing 
     writeFileSync(webConfig, `basic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret', 4)}\n`);
     const asked: string[] = [];
     const prober = {
-      probe: async (target: string) => {
+      probe: (target: string) => {
         asked.push(target);
-        return { status: 403 as const, message: 'target refused: test' };
+        return Promise.resolve({ status: 403 as const, message: 'target refused: test' });
       },
     };
     const server = createExporterServer({ telemetryPath: '/metrics', exposition: () => EMPTY, ready: () => true, landing: () => '', webConfigFile: webConfig, probe: createProbeHandler(prober) });

@@ -231,7 +231,7 @@ describe('NetworkShared', () => {
     let maxAge = 1_000;
     const shared = new NetworkShared(() => maxAge);
     let fetches = 0;
-    const fetch = async () => ++fetches;
+    const fetch = () => Promise.resolve(++fetches);
     const [x, y] = await Promise.all([shared.get('k', fetch, 0), shared.get('k', fetch, 10)]);
     expect([x, y, fetches]).toEqual([1, 1, 1]);
     expect(await shared.get('k', fetch, 999)).toBe(1);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { rawConfigSchema, parseListenAddress, type RawConfig } from './schema.js';
+import { rawConfigSchema, parseListenAddress } from './schema.js';
 import { formatDuration } from './duration.js';
 import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiNetwork } from '../data-api/client.js';
 import { DEFAULT_PROBE_MAX_TARGETS, finalizeProbeConfig, type ProbeConfig } from '../probe/config.js';
@@ -281,7 +281,7 @@ function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName,
   set('log', 'format', values['log.format']);
   if (values.demo !== undefined) raw['demo'] = values.demo;
   const urls = values['node.url'];
-  if (Array.isArray(urls)) raw['nodes'] = urls.map((url) => ({ url }));
+  if (Array.isArray(urls)) raw['nodes'] = (urls as unknown[]).map((url) => ({ url }));
   for (const k of ['web', 'poll', 'watch', 'log', 'data_api']) {
     const v = raw[k];
     if (v && typeof v === 'object' && Object.keys(v).length === 0) delete raw[k];
@@ -435,7 +435,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(['config.file: the top level must be a mapping']);
   }
   const raw = overlay(fileRaw as Record<string, unknown>, merged);
-  return { config: buildConfig(raw as RawConfig, env), checkOnly: merged['config.check'] === true };
+  return { config: buildConfig(raw, env), checkOnly: merged['config.check'] === true };
 }
 
 /** The config with every secret replaced, for `--config.check` and the status page. */

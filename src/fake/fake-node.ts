@@ -573,7 +573,7 @@ function optStringArray(args: Record<string, unknown>, name: string): string[] {
   const v = field(args, name);
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || !v.every((e) => typeof e === 'string')) throw new InvalidArgs();
-  return v as string[];
+  return v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1466,7 +1466,7 @@ function peekRpc(body: string): { method?: string; params?: unknown; hasParams: 
   } catch {
     return { hasParams: false };
   }
-  const msg = Array.isArray(v) ? v[0] : v;
+  const msg: unknown = Array.isArray(v) ? (v as unknown[])[0] : v;
   if (!isPlainObject(msg)) return { hasParams: false };
   const out: { method?: string; params?: unknown; hasParams: boolean; id?: unknown } = { hasParams: false };
   if (typeof msg['method'] === 'string') out.method = msg['method'];

@@ -222,7 +222,7 @@ export class JsonRpcClient {
     const rest = (spec.rest ?? UNCHECKED).safeParse(result);
     if (!rest.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(rest.error)})`);
     const count = split ? split.spans.length / 2 : (items as unknown[]).length;
-    const out: R[] = new Array(count);
+    const out = new Array<R>(count);
     for (let start = 0; start < count; start += ITEM_BATCH) {
       if (start > 0 || split) await yieldToLoop();
       const end = Math.min(count, start + ITEM_BATCH);

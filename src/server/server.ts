@@ -152,7 +152,7 @@ export function createExporterServer(opts: ServerOptions): Server {
   const tls = web?.config.tls;
   // Node checks header and request timeouts on this interval (30 s by default): check often enough that the limits hold.
   const httpOptions = { connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) };
-  const server: Server = tls ? (createHttpsServer({ ...tls, ...httpOptions }, listener) as unknown as Server) : createHttpServer(httpOptions, listener);
+  const server: Server = tls ? createHttpsServer({ ...tls, ...httpOptions }, listener) : createHttpServer(httpOptions, listener);
   // Bounded timeouts so idle or slow clients cannot hold connections forever.
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;

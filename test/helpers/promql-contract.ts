@@ -327,7 +327,7 @@ export function selectorsOf(expr: string): Selector[] {
   try {
     tree = strictParser.parse(expr);
   } catch (err) {
-    throw new Error(`PromQL syntax error: ${(err as Error).message} in: ${expr}`);
+    throw new Error(`PromQL syntax error: ${(err as Error).message} in: ${expr}`, { cause: err });
   }
   const out: Selector[] = [];
   const cur = tree.cursor();

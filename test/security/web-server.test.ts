@@ -13,7 +13,7 @@ import { createExporterServer, type ServerOptions } from '../../src/server/serve
 import { WebConfigError, loadWebConfig, BasicAuth, DUMMY_HASH } from '../../src/server/web-config.js';
 import type { Exposition } from '../../src/exposition/render.js';
 
-const EXPOSITION: Exposition = { text: Buffer.from('avax_exporter_ready 1\n'), gzip: async () => gzipSync('avax_exporter_ready 1\n'), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const EXPOSITION: Exposition = { text: Buffer.from('avax_exporter_ready 1\n'), gzip: () => Promise.resolve(gzipSync('avax_exporter_ready 1\n')), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
 let dir = '';
 
 /** A throwaway CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
@@ -208,7 +208,7 @@ describe('HTTP hardening', () => {
     }
     expect((await fetch(`${base}/-/reload`, { method: 'POST' })).status).toBe(405);
     let reloads = 0;
-    const { port: p2 } = await start({ reload: async () => ({ ok: ++reloads > 0, message: 'reloaded' }) });
+    const { port: p2 } = await start({ reload: () => Promise.resolve({ ok: ++reloads > 0, message: 'reloaded' }) });
     const res = await fetch(`http://127.0.0.1:${p2}/-/reload`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(reloads).toBe(1);

@@ -28,7 +28,7 @@ import { BenchChild, killAllChildren, useCompiledChildren } from './ipc.js';
 import type { CallCounts, FakeInfo } from './role-fake.js';
 import type { DaemonInfo, DaemonStatus, MemoryBreakdown, Percentiles, RenderCost, RoundsResult, SyncSteps } from './role-daemon.js';
 import type { ServerInfo } from './role-servers.js';
-import { L1_SUBNET_ID, MAINNET } from './world.js';
+import { L1_SUBNET_ID } from './world.js';
 import { formatProfileSummary, summarizeProfileFile } from './cpuprofile.js';
 import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
 
@@ -273,7 +273,7 @@ function compileForChildren(): string {
   } catch (err) {
     // Type errors elsewhere still emit JavaScript; a compiler that was stopped (timeout) or produced nothing is fatal.
     const signal = (err as { signal?: string | null }).signal;
-    if (signal) throw new Error(`tsc was stopped (${signal}) before it finished compiling into ${out}`);
+    if (signal) throw new Error(`tsc was stopped (${signal}) before it finished compiling into ${out}`, { cause: err });
     const text = String((err as { stdout?: Buffer }).stdout ?? '').split('\n').slice(0, 5).join('\n');
     log(`tsc reported problems (building anyway):\n${text}`);
   }

@@ -79,6 +79,7 @@ export function memoryBreakdown(): MemoryBreakdown {
 let rendersStarted = 0;
 {
   // renderGroups: every render (render() included) goes through it.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- taken unbound on purpose: the wrapper applies it with each renderer as `this`.
   const render = ExpositionRenderer.prototype.renderGroups;
   ExpositionRenderer.prototype.renderGroups = function countedRender(this: ExpositionRenderer, ...args: Parameters<typeof render>) {
     rendersStarted++;
