@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Folders and root files that hold code or configuration (docs are checked by the link test). */
 const SCANNED_DIRS = ['src', 'test', '.ci', 'examples', 'alerts'];
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git', '.tmp', 'coverage']);
-const TEXT_EXT = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.yml', '.yaml', '.sh', '.service', '.env', '']);
+const TEXT_EXT = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.jsonc', '.yml', '.yaml', '.sh', '.service', '.env', '']);
 
 /** Substrings that only a path out of the checkout would contain (built so this file does not match itself). */
 const FORBIDDEN = [['..', 'shared'].join('/'), ['shared', 'fixtures'].join('/'), ['', 'work', ''].join('/')];

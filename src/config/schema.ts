@@ -126,9 +126,6 @@ export const rawConfigSchema = z.strictObject({
   demo: z.boolean().optional(),
 });
 
-/** Raw configuration before defaults. */
-export type RawConfig = z.input<typeof rawConfigSchema>;
-
 /** Splits a listen address (`:9785`, `127.0.0.1:9785`, `[::1]:9785`) into host and port. */
 export function parseListenAddress(s: string): { host: string | undefined; port: number } | undefined {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(s);

@@ -2,9 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProbeOutcome } from '../probe/probe-service.js';
 import { expositionBody } from './encoding.js';
 
-/** The path of the multi-target endpoint, as blackbox_exporter names it. */
-export const PROBE_PATH = '/probe';
-
 /** Header Prometheus sends with its scrape timeout, in seconds. */
 const SCRAPE_TIMEOUT_HEADER = 'x-prometheus-scrape-timeout-seconds';
 

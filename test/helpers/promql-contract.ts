@@ -86,9 +86,6 @@ export function variableQueryText(v: TemplateVariable): string | undefined {
   return v.query?.query;
 }
 
-/** Grafana's own variables that may appear in a query; they have no template variable. */
-export const GRAFANA_GLOBALS = ['__rate_interval', '__interval', '__interval_ms', '__range', '__range_s', '__range_ms', '__from', '__to', '__dashboard', '__org', '__user'] as const;
-
 /** Values used when a query is only parsed (any valid duration / label value will do). */
 export const PARSE_ONLY_VALUES: Record<string, string> = {
   __rate_interval: '5m',
