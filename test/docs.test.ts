@@ -20,9 +20,7 @@ const PAGES = [
 
 /** The text of a markdown file outside fenced code blocks and inline code spans (links there are not links). */
 function prose(text: string): string {
-  return text
-    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
-    .replace(/`[^`\n]*`/g, '');
+  return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
 }
 
 /** Link targets: inline links and images `[x](target "title")`, and reference definitions `[x]: target`. */
@@ -101,7 +99,10 @@ describe('documentation links', () => {
 describe('README', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-  const commands = firstBlock.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  const commands = firstBlock
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
 
   it('starts with what the exporter is for, then its two commands: run the demo, run the tests', () => {
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);

@@ -55,7 +55,12 @@ export function isValidBech32(s: string): boolean {
     if (v === -1) return false;
     data.push(v);
   }
-  const expanded = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  const expanded = [...hrp]
+    .map((c) => c.charCodeAt(0) >> 5)
+    .concat(
+      [0],
+      [...hrp].map((c) => c.charCodeAt(0) & 31),
+    );
   return bech32Polymod([...expanded, ...data]) === 1;
 }
 
@@ -82,9 +87,7 @@ const addressEntrySchema = z
       .min(1, 'must not be empty')
       .max(64, 'must be at most 64 characters')
       .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
-    chain: z
-      .string()
-      .refine((c) => c === 'P' || c === 'C' || CB58_ID.test(c), 'must be P, C or the blockchain id (CB58) of an EVM L1'),
+    chain: z.string().refine((c) => c === 'P' || c === 'C' || CB58_ID.test(c), 'must be P, C or the blockchain id (CB58) of an EVM L1'),
     address: z.string(),
     floor_avax: z
       .number({ error: 'must be a number' })
@@ -119,7 +122,8 @@ export const addressesSchema = z.array(addressEntrySchema).superRefine((list, ct
     // EVM addresses are case-insensitive (mixed case is only a checksum).
     const key = `${a.chain}/${isPChain(a.chain) ? a.address : a.address.toLowerCase()}`;
     const prevKey = keys.get(key);
-    if (prevKey !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `${a.address} on chain ${a.chain} is already watched as addresses[${prevKey}]` });
+    if (prevKey !== undefined)
+      ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `${a.address} on chain ${a.chain} is already watched as addresses[${prevKey}]` });
     else keys.set(key, i);
   });
 });

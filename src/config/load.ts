@@ -137,7 +137,10 @@ const FLAGS = {
   'poll.interval': { type: 'string', describe: 'Time between two polls of a node (default 15s)' },
   'poll.timeout': { type: 'string', describe: 'Deadline of one poll, retries included (default 10s)' },
   'poll.max-age': { type: 'string', describe: "Age after which a failed source's series are dropped (default 3 poll intervals)" },
-  'poll.peers-interval': { type: 'string', describe: `Least time between two info.peers calls to a node, 0s for every round (default ${DEFAULT_PEERS_INTERVAL_MS / 1000}s)` },
+  'poll.peers-interval': {
+    type: 'string',
+    describe: `Least time between two info.peers calls to a node, 0s for every round (default ${DEFAULT_PEERS_INTERVAL_MS / 1000}s)`,
+  },
   'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
   'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
   'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
@@ -173,7 +176,11 @@ function readEnv(env: NodeJS.ProcessEnv): Partial<Record<FlagName, unknown>> {
   for (const [flag, def] of Object.entries(FLAGS) as [FlagName, (typeof FLAGS)[FlagName]][]) {
     const raw = env[envNameOf(flag)];
     if (raw === undefined || raw === '') continue;
-    if ('array' in def && def.array) out[flag] = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    if ('array' in def && def.array)
+      out[flag] = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (def.type === 'boolean') out[flag] = /^(1|true|yes|on)$/i.test(raw.trim());
     else if (def.type === 'number') out[flag] = Number(raw.trim());
     else out[flag] = raw;
@@ -353,7 +360,9 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
         subnetIds: w.subnet_ids ?? globalWatch.subnet_ids ?? [],
         maxValidators: w.max_validators ?? globalWatch.max_validators ?? DEFAULT_MAX_VALIDATORS,
         // Only when there are some, so configurations without them stay as they were (and reloads compare equal).
-        ...((w.validation_ids ?? globalWatch.validation_ids ?? []).length > 0 ? { validationIds: [...new Set(w.validation_ids ?? globalWatch.validation_ids)] } : {}),
+        ...((w.validation_ids ?? globalWatch.validation_ids ?? []).length > 0
+          ? { validationIds: [...new Set(w.validation_ids ?? globalWatch.validation_ids)] }
+          : {}),
       },
     };
   });
@@ -389,7 +398,12 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
   );
   // Each address goes to whoever asks about it: its node (EVM) or the Data API (P-Chain). Set only
   // when there is one, so a configuration without addresses stays as it was (and reloads compare equal).
-  const addresses = resolveAddresses(raw.addresses, nodes.map((n) => n.name), dataApi, problems);
+  const addresses = resolveAddresses(
+    raw.addresses,
+    nodes.map((n) => n.name),
+    dataApi,
+    problems,
+  );
   for (const n of nodes) {
     const mine = addresses.byNode.get(n.name);
     if (mine) n.addresses = mine;
@@ -447,9 +461,7 @@ export function redactConfig(config: Config): Config {
     nodes: config.nodes.map((n) => ({
       ...n,
       url: redactUrl(n.url),
-      headers: Object.fromEntries(
-        Object.entries(n.headers).map(([k, v]) => [k, n.secretHeaders.includes(k.toLowerCase()) ? '<secret>' : v]),
-      ),
+      headers: Object.fromEntries(Object.entries(n.headers).map(([k, v]) => [k, n.secretHeaders.includes(k.toLowerCase()) ? '<secret>' : v])),
     })),
   };
 }

@@ -146,13 +146,7 @@ export class JsonRpcClient {
   }
 
   /** Calls `method` at `path` and returns its validated result. Transient failures are retried within the deadline. */
-  async call<S extends z.ZodType>(
-    path: string,
-    method: string,
-    params: unknown,
-    schema: S,
-    deadline: Deadline,
-  ): Promise<z.output<S>> {
+  async call<S extends z.ZodType>(path: string, method: string, params: unknown, schema: S, deadline: Deadline): Promise<z.output<S>> {
     const what = `${method} at ${path}`;
     const { id, res } = await this.#answer(path, method, params, deadline);
     const result = schema.safeParse(resultOf(parseJsonBody(res.body, what), id, what));
@@ -286,7 +280,6 @@ export class JsonRpcClient {
     return { id, res };
   }
 }
-
 
 /** Checks a parsed JSON-RPC response (version, id, error) and returns its result. */
 function resultOf(body: unknown, id: number, what: string): unknown {

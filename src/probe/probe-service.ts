@@ -164,7 +164,15 @@ export class ProbeService {
     if (found.kind === 'refused') return this.#refuse(403, found.reason, target);
     if (found.kind === 'node') {
       const name = found.node.name;
-      return { status: 200, exposition: await this.#render(name, this.#opts.store.all().filter((s) => s.node === name), started, config) };
+      return {
+        status: 200,
+        exposition: await this.#render(
+          name,
+          this.#opts.store.all().filter((s) => s.node === name),
+          started,
+          config,
+        ),
+      };
     }
     if (this.#stopped) return { status: 503, message: 'the exporter is shutting down' };
     const nowMs = Date.now();
@@ -176,7 +184,11 @@ export class ProbeService {
       // Full: idle ones may be due to go, which the next sweeper tick would find.
       if (this.#targets.size >= config.probe.maxTargets) this.#sweep(nowMs);
       if (this.#targets.size >= config.probe.maxTargets) {
-        return this.#refuse(503, `probe.max_targets (${config.probe.maxTargets}) probe-only targets are polled already; one is dropped after probe.idle_timeout without probes`, target);
+        return this.#refuse(
+          503,
+          `probe.max_targets (${config.probe.maxTargets}) probe-only targets are polled already; one is dropped after probe.idle_timeout without probes`,
+          target,
+        );
       }
       t = new ProbeTarget(found.node, config.poll, this.#opts);
       this.#targets.set(found.key, t);
@@ -224,7 +236,8 @@ export class ProbeService {
     const identity = states.find((s) => s.source === this.#opts.identitySource);
     const fresh = identity?.up === true && identity.lastSuccessMs !== undefined && nowMs - identity.lastSuccessMs <= maxAgeMs;
     samples.push({ name: 'avax_probe_success', labels, value: fresh ? 1 : 0 });
-    if (identity?.lastAttemptMs !== undefined) samples.push({ name: 'avax_probe_poll_age_seconds', labels, value: Math.max(0, nowMs - identity.lastAttemptMs) / 1000 });
+    if (identity?.lastAttemptMs !== undefined)
+      samples.push({ name: 'avax_probe_poll_age_seconds', labels, value: Math.max(0, nowMs - identity.lastAttemptMs) / 1000 });
     samples.push({ name: 'avax_probe_duration_seconds', labels, value: (performance.now() - started) / 1000 });
     const renderer = new ExpositionRenderer();
     const exposition = await renderer.render(samples);

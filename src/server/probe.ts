@@ -36,7 +36,8 @@ function parseScrapeTimeout(req: IncomingMessage): number | undefined | { error:
   const raw = req.headers[SCRAPE_TIMEOUT_HEADER];
   if (raw === undefined) return undefined;
   const v = Array.isArray(raw) ? undefined : Number(raw);
-  if (v === undefined || raw === '' || !Number.isFinite(v) || v <= 0) return { error: `invalid ${SCRAPE_TIMEOUT_HEADER} header: must be a positive number of seconds` };
+  if (v === undefined || raw === '' || !Number.isFinite(v) || v <= 0)
+    return { error: `invalid ${SCRAPE_TIMEOUT_HEADER} header: must be a positive number of seconds` };
   return v;
 }
 

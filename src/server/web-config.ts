@@ -13,13 +13,7 @@ import { z } from 'zod';
  * toolkit.
  */
 
-const CLIENT_AUTH_TYPES = [
-  'NoClientCert',
-  'RequestClientCert',
-  'RequireAnyClientCert',
-  'VerifyClientCertIfGiven',
-  'RequireAndVerifyClientCert',
-] as const;
+const CLIENT_AUTH_TYPES = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'] as const;
 
 const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
 
@@ -190,7 +184,9 @@ export class BasicAuth {
     const user = colon >= 0 ? decoded.slice(0, colon) : '';
     const password = colon >= 0 ? decoded.slice(colon + 1) : '';
     const hash = this.#users.get(user);
-    const cacheKey = createHash('sha256').update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('hex');
+    const cacheKey = createHash('sha256')
+      .update(`${user}\u0000${password}\u0000${hash ?? ''}`)
+      .digest('hex');
     if (hash && this.#verified.has(cacheKey)) return true;
     // Unknown users (and missing headers) pay for a comparison too.
     const ok = await this.compare(password, hash ?? DUMMY_HASH);

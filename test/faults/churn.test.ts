@@ -35,7 +35,13 @@ describe('validator churn at scale', () => {
         const currentIds = new Set(current.map((v) => v.nodeId));
         for (const id of removedEver) if (!currentIds.has(id)) expect(exported.has(id)).toBe(false);
         expect(seriesOf(text, 'avax_validator_weight')).toHaveLength(20_000);
-        expect(daemon.exposition().series).toBe(daemon.exposition().text.toString().split('\n').filter((l) => l && !l.startsWith('#')).length);
+        expect(daemon.exposition().series).toBe(
+          daemon
+            .exposition()
+            .text.toString()
+            .split('\n')
+            .filter((l) => l && !l.startsWith('#')).length,
+        );
       }
     } finally {
       await daemon.stop();

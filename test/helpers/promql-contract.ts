@@ -293,7 +293,8 @@ export function ruleQueries(rf: RulesFile): QueryRef[] {
       const name = r.alert ? `alert ${r.alert}${r.labels?.['severity'] ? ` (${r.labels['severity']})` : ''}` : `record ${r.record ?? `#${i}`}`;
       out.push({ where: `${file}: group ${g.name}, ${name}: expr`, kind: 'rule', expr: r.expr });
       for (const [key, text] of Object.entries(r.annotations ?? {}))
-        for (const q of annotationQueries(text)) out.push({ where: `${file}: group ${g.name}, ${name}: annotation ${key} query`, kind: 'rule-annotation', expr: q });
+        for (const q of annotationQueries(text))
+          out.push({ where: `${file}: group ${g.name}, ${name}: annotation ${key} query`, kind: 'rule-annotation', expr: q });
     }
   return out;
 }
@@ -344,7 +345,11 @@ export function selectorsOf(expr: string): Selector[] {
         const valueNode = values[values.length - 1];
         if (!labelNode || !op || !valueNode) continue;
         const rawLabel = text(labelNode.from, labelNode.to);
-        sel.matchers.push({ label: labelNode.name === 'LabelName' ? rawLabel : unquote(rawLabel), op: text(op.from, op.to), value: unquote(text(valueNode.from, valueNode.to)) });
+        sel.matchers.push({
+          label: labelNode.name === 'LabelName' ? rawLabel : unquote(rawLabel),
+          op: text(op.from, op.to),
+          value: unquote(text(valueNode.from, valueNode.to)),
+        });
       } else if (c.name === 'QuotedLabelName') {
         // Prometheus 3 `{"metric.name"}`: a quoted name alone is the metric name.
         const lit = c.getChild('StringLiteral');
