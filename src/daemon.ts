@@ -260,7 +260,10 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       if (blocked) logger[blocked.waiting ? 'info' : 'warn']({ node: DATA_API_POLLER_NAME }, blocked.message);
       else if (dataApi.running && !dataApiAnnounced) {
         dataApiAnnounced = true;
-        logger.info({ node: DATA_API_POLLER_NAME, url: redactUrl(dataApiUrl), network: dataApi.network, key: config.dataApi.key ? 'set' : 'none' }, 'Data API polling started');
+        logger.info(
+          { node: DATA_API_POLLER_NAME, url: redactUrl(dataApiUrl), network: dataApi.network, key: config.dataApi.key ? 'set' : 'none' },
+          'Data API polling started',
+        );
       }
     }
     if (!wasReady && roundsDone()) {

@@ -9,15 +9,7 @@ function headerPaths(name: string): string[] {
 }
 
 /** Paths pino blanks in every log line: secrets never reach the logs even if a caller passes them. */
-export const REDACT_PATHS = [
-  ...SECRET_HEADERS.flatMap(headerPaths),
-  'apiKey',
-  '*.apiKey',
-  'password',
-  '*.password',
-  'dataApi.key',
-  '*.dataApi.key',
-];
+export const REDACT_PATHS = [...SECRET_HEADERS.flatMap(headerPaths), 'apiKey', '*.apiKey', 'password', '*.password', 'dataApi.key', '*.dataApi.key'];
 
 /**
  * Creates the daemon's logger: JSON lines by default, pino-pretty when asked.

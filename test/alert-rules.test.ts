@@ -57,7 +57,9 @@ const groups = (parseYaml(readFileSync(RULES_FILE, 'utf8')) as { groups: RuleGro
 const rules = groups.flatMap((g) => g.rules.map((r) => ({ ...r, group: g.name })));
 const alerts = rules.filter((r): r is Rule & { alert: string; group: string } => typeof r.alert === 'string');
 const alertNames = [...new Set(alerts.map((a) => a.alert))].sort();
-const testFileNames = readdirSync(TESTS_DIR).filter((f) => f.endsWith('.yml')).sort();
+const testFileNames = readdirSync(TESTS_DIR)
+  .filter((f) => f.endsWith('.yml'))
+  .sort();
 const testFiles = testFileNames.map((f) => ({ file: f, doc: parseYaml(readFileSync(join(TESTS_DIR, f), 'utf8')) as TestFile }));
 
 describe('promtool', () => {

@@ -11,7 +11,8 @@ const ID = 'NodeID-Gd42CeDxis5Xx6aXYWa4H3KeDpEuXmb7i';
 
 describe('auto-renewing validations (nextPeriod, autoCompoundRewardShares)', () => {
   it('reads the fixture the same way by the fast reader and by the schema, and exports renewal, next period and restaked share', () => {
-    const raw = (fixtureResult('node.platform.getCurrentValidators.primary.json', 'auto-renewed-validator-master-only') as { validators: unknown[] }).validators[0];
+    const raw = (fixtureResult('node.platform.getCurrentValidators.primary.json', 'auto-renewed-validator-master-only') as { validators: unknown[] })
+      .validators[0];
     const record = toRecord(validatorsResult.parse({ validators: [raw] }).validators[0] as never);
     expect(readValidatorEntry(raw)).toEqual(record);
     expect(record.nextPeriod).toBe(1_209_600);

@@ -22,7 +22,9 @@ const GONE_2 = 'NodeID-NSdwQKfN7mYeepf1jKqAHn9o3UjhhVFju';
 const BENCHED_PEER = 'NodeID-C14fr1n8EYNKyDfYixJ3rxSAVqTY3a8BP';
 
 function line(s: Sample): string {
-  return `${s.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',')}} ${s.value}`;
+  return `${s.name}{${Object.entries(s.labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}} ${s.value}`;
 }
 
 function healthBody(file: string, variant?: string) {
@@ -32,7 +34,7 @@ function healthBody(file: string, variant?: string) {
 }
 
 describe('benched peers (pure)', () => {
-  it('lists the fixture\'s benched peer with its chain, and says the list is complete', () => {
+  it("lists the fixture's benched peer with its chain, and says the list is complete", () => {
     const r = peersResult.parse(fixtureResult('node.info.peers.json'));
     const value = { ...peersValueFrom(r), benched: benchedPeersFrom(r.peers ?? [], new Set(), undefined) };
     const lines = collectPeers(value, 'n1').map(line);
@@ -86,7 +88,7 @@ describe('benched peers (pure)', () => {
 });
 
 describe('disconnected validators from the chain health checks (pure)', () => {
-  it('reads networking.disconnectedValidators and percentConnected of the fixture\'s P, X and C checks; other checks have none', () => {
+  it("reads networking.disconnectedValidators and percentConnected of the fixture's P, X and C checks; other checks have none", () => {
     const n = chainNetworkingFrom(healthBody('node.health.health.json'), [GONE_1, SELF]);
     expect(n.map((c) => c.chain)).toEqual(['C', 'P', 'X']);
     for (const c of n) {
@@ -101,7 +103,9 @@ describe('disconnected validators from the chain health checks (pure)', () => {
 
   it('an L1 chain check is keyed by blockchain id; a check that has not run yet has no details', () => {
     const l1 = chainNetworkingFrom(healthBody('node.health.GET.json', 'tag-filtered-L1-unhealthy-503'), [FIXTURE_IDS.l1InactiveNodeId]);
-    expect(l1).toEqual([{ chain: L1_CHAIN, connectedStakeRatio: 0.4, disconnectedCount: 2, watched: [{ nodeId: FIXTURE_IDS.l1InactiveNodeId, disconnected: true }] }]);
+    expect(l1).toEqual([
+      { chain: L1_CHAIN, connectedStakeRatio: 0.4, disconnectedCount: 2, watched: [{ nodeId: FIXTURE_IDS.l1InactiveNodeId, disconnected: true }] },
+    ]);
     const booting = chainNetworkingFrom(healthBody('node.health.health.json', 'unhealthy-still-200'), []);
     // X is "not yet run" (no message): only P reports.
     expect(booting).toEqual([{ chain: 'P', connectedStakeRatio: 0.9731, disconnectedCount: 2, watched: [] }]);

@@ -162,7 +162,7 @@ describe('GETs are single-flight per round', () => {
           const [health, readiness] = await Promise.all([ctx.get('/ext/health'), ctx.get('/ext/health/readiness')]);
           seen[name]?.push(health, readiness);
           // The body stays intact for the other asker.
-          return JSON.parse(health.body.toString('utf8')).healthy === true ? 1 : 0;
+          return (JSON.parse(health.body.toString('utf8')) as { healthy?: unknown }).healthy === true ? 1 : 0;
         },
         collect: () => [],
       });

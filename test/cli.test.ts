@@ -59,7 +59,11 @@ describe('command line', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`avax-exporter ${pkgVersion}\n`);
     const [cmd, ...pre] = CLI;
-    const built = spawnSync(cmd, [...pre, '--version', '--config.file=/nonexistent.yml'], { encoding: 'utf8', env: { ...cleanEnv, AVAX_EXPORTER_REVISION: 'abc1234' }, timeout: 20_000 });
+    const built = spawnSync(cmd, [...pre, '--version', '--config.file=/nonexistent.yml'], {
+      encoding: 'utf8',
+      env: { ...cleanEnv, AVAX_EXPORTER_REVISION: 'abc1234' },
+      timeout: 20_000,
+    });
     expect(built.status).toBe(0);
     expect(built.stdout).toBe(`avax-exporter ${pkgVersion} (revision abc1234)\n`);
   });
@@ -67,7 +71,8 @@ describe('command line', () => {
   it('--help lists every flag, --version included, and exits 0', () => {
     const r = run(['--help']);
     expect(r.status).toBe(0);
-    for (const flag of ['--node.url', '--config.file', '--config.check', '--demo', '--web.listen-address', '--version', '--help']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--node.url', '--config.file', '--config.check', '--demo', '--web.listen-address', '--version', '--help'])
+      expect(r.stdout).toContain(flag);
   });
 
   it('bad input: every problem with its path on stderr, exit status 2', () => {
@@ -131,9 +136,17 @@ describe('command line', () => {
     expect(valueOf(first, 'avax_source_up', { node: 'demo', source: 'info' })).toBe(1);
     const h1 = valueOf(first, 'avax_chain_height', { node: 'demo', chain: 'C' }) ?? 0;
     expect(h1).toBeGreaterThan(0);
-    await eventually(async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_chain_height', { node: 'demo', chain: 'C' }) ?? 0) > h1, 10_000, 250);
+    await eventually(
+      async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_chain_height', { node: 'demo', chain: 'C' }) ?? 0) > h1,
+      10_000,
+      250,
+    );
     // The demo starts its own fake Data API too.
-    await eventually(async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_data_api_chain_height', { network: 'mainnet', chain: 'P' }) ?? 0) > 0, 10_000, 250);
+    await eventually(
+      async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_data_api_chain_height', { network: 'mainnet', chain: 'P' }) ?? 0) > 0,
+      10_000,
+      250,
+    );
     expect(d.lines.some((l) => l['msg'] === 'demo Data API started')).toBe(true);
     // Next to it: a partial-sync L1 validator (P-Chain only, every source up) and an auto-renewing validation.
     const text = await (await fetch(`${d.url}/metrics`)).text();
@@ -141,7 +154,11 @@ describe('command line', () => {
     expect(valueOf(text, 'avax_node_partial_sync', { node: 'demo' })).toBe(0);
     for (const s of seriesOf(text, 'avax_source_up', { node: 'demo-l1' })) expect(s.value, s.labels['source']).toBe(1);
     expect(seriesOf(text, 'avax_chain_height', { node: 'demo-l1' }).map((s) => s.labels['chain'])).not.toContain('C');
-    expect(seriesOf(text, 'avax_validator_renews', { node: 'demo' }).map((s) => s.value).sort()).toEqual([0, 1]);
+    expect(
+      seriesOf(text, 'avax_validator_renews', { node: 'demo' })
+        .map((s) => s.value)
+        .sort(),
+    ).toEqual([0, 1]);
     expect(seriesOf(text, 'avax_l1_validator_active', { node: 'demo-l1' }).length).toBeGreaterThan(0);
     // With the outcome of the demo validator's previous (completed, rewarded) validation.
     const denied = seriesOf(text, 'avax_data_api_validator_last_reward_denied', { network: 'mainnet' });

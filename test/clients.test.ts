@@ -33,7 +33,6 @@ function deadline(ms: number): Deadline {
   return { signal: AbortSignal.timeout(ms), at: Date.now() + ms };
 }
 
-
 const getNodeId = (ms = 1_000) => rpc.call('/ext/info', 'info.getNodeID', {}, nodeIdResult, deadline(ms));
 const calls = (method: string) => node.calls.filter((c) => c.rpcMethod === method).length;
 

@@ -24,13 +24,22 @@ function answer(file: string, variant?: string): HealthAnswer {
 }
 
 function line(s: Sample): string {
-  const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',');
+  const labels = Object.entries(s.labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',');
   return `${s.name}{${labels}} ${s.value}`;
 }
 
 describe('info.upgrades from a newer node', () => {
   it('a new field of another kind (object, list, boolean, null) is ignored, the schedule still read', () => {
-    const raw = { ...(fixtureResult('node.info.upgrades.json') as Record<string, unknown>), futureEpochConfig: { durationNs: 1 }, someList: [1, 2], flag: true, nothing: null, oddTime: { at: 1 } };
+    const raw = {
+      ...(fixtureResult('node.info.upgrades.json') as Record<string, unknown>),
+      futureEpochConfig: { durationNs: 1 },
+      someList: [1, 2],
+      flag: true,
+      nothing: null,
+      oddTime: { at: 1 },
+    };
     const parsed = upgradesResult.safeParse(raw);
     expect(parsed.success).toBe(true);
     const upgrades = parseUpgrades(parsed.success ? parsed.data : {});
@@ -44,29 +53,47 @@ describe('health collector', () => {
   it('healthy node: every check passing, no failing-since series', () => {
     const v = healthValueFrom(answer('node.health.GET.json'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));
     const lines = healthSource.collect(v, NODE).map(line);
-    expect(lines.slice(0, 4)).toEqual(['avax_node_healthy{node="n1"} 1', 'avax_node_ready{node="n1"} 1', 'avax_node_live{node="n1"} 1', 'avax_node_partial_sync{node="n1"} 0']);
+    expect(lines.slice(0, 4)).toEqual([
+      'avax_node_healthy{node="n1"} 1',
+      'avax_node_ready{node="n1"} 1',
+      'avax_node_live{node="n1"} 1',
+      'avax_node_partial_sync{node="n1"} 0',
+    ]);
     const checks = ['C', 'P', 'X', 'bls', 'bootstrapped', 'database', 'diskspace', 'futureupgrade', 'network', 'router'];
     // The futureupgrade details follow the checks (test/future-upgrade.test.ts reads them).
     const upgrade = lines.findIndex((l) => l.startsWith('avax_node_future_upgrade_'));
     expect(lines.slice(4, upgrade)).toEqual(
-      checks.flatMap((c) => [`avax_node_health_check_passing{node="n1",check="${c}"} 1`, `avax_node_health_check_contiguous_failures{node="n1",check="${c}"} 0`]),
+      checks.flatMap((c) => [
+        `avax_node_health_check_passing{node="n1",check="${c}"} 1`,
+        `avax_node_health_check_contiguous_failures{node="n1",check="${c}"} 0`,
+      ]),
     );
   });
 
   it('bootstrapping node (503): failing checks with counts and first failure, "not yet run" has no real start', () => {
-    const v = healthValueFrom(answer('node.health.GET.json', 'unhealthy-bootstrapping-503'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));
+    const v = healthValueFrom(
+      answer('node.health.GET.json', 'unhealthy-bootstrapping-503'),
+      answer('node.health.GET.json', 'readiness'),
+      answer('node.health.GET.json', 'liveness'),
+    );
     const lines = healthSource.collect(v, NODE).map(line);
     expect(lines).toContain('avax_node_healthy{node="n1"} 0');
     expect(lines).toContain('avax_node_health_check_passing{node="n1",check="bootstrapped"} 0');
     expect(lines).toContain('avax_node_health_check_contiguous_failures{node="n1",check="bootstrapped"} 41');
-    expect(lines).toContain(`avax_node_health_check_failing_since_timestamp_seconds{node="n1",check="bootstrapped"} ${Date.parse('2026-08-22T15:20:01.004417523Z') / 1000}`);
+    expect(lines).toContain(
+      `avax_node_health_check_failing_since_timestamp_seconds{node="n1",check="bootstrapped"} ${Date.parse('2026-08-22T15:20:01.004417523Z') / 1000}`,
+    );
     expect(lines).toContain('avax_node_health_check_passing{node="n1",check="X"} 0');
     expect(lines.filter((l) => l.includes('failing_since') && l.includes('check="X"'))).toEqual([]);
     expect(lines).toContain('avax_node_health_check_passing{node="n1",check="P"} 1');
   });
 
   it('tag-filtered L1 failure keys the check by blockchain id', () => {
-    const v = healthValueFrom(answer('node.health.GET.json', 'tag-filtered-L1-unhealthy-503'), answer('node.health.GET.json', 'readiness'), answer('node.health.GET.json', 'liveness'));
+    const v = healthValueFrom(
+      answer('node.health.GET.json', 'tag-filtered-L1-unhealthy-503'),
+      answer('node.health.GET.json', 'readiness'),
+      answer('node.health.GET.json', 'liveness'),
+    );
     const lines = healthSource.collect(v, NODE).map(line);
     expect(lines).toContain('avax_node_health_check_contiguous_failures{node="n1",check="E6u8tgmrdLbw7Q35UpAccW88XC5nAKbiKADbqZ8ZXhbMEd6vk"} 7');
   });
@@ -80,7 +107,9 @@ describe('info collector', () => {
       NODE,
     );
     const lines = samples.map(line);
-    expect(lines[0]).toBe(`avax_node_info{node="n1",node_id="${SELF}",version="avalanchego/1.14.2",network="mainnet",database_version="v1.4.5",git_commit="abc"} 1`);
+    expect(lines[0]).toBe(
+      `avax_node_info{node="n1",node_id="${SELF}",version="avalanchego/1.14.2",network="mainnet",database_version="v1.4.5",git_commit="abc"} 1`,
+    );
     expect(lines[1]).toBe('avax_node_network_id{node="n1"} 1');
     expect(lines).toContain(`avax_node_upgrade_timestamp_seconds{node="n1",upgrade="granite"} ${Date.parse('2025-11-19T16:00:00Z') / 1000}`);
     expect(lines).toContain(`avax_node_upgrade_timestamp_seconds{node="n1",upgrade="apricotPhase1"} ${Date.parse('2021-03-31T14:00:00Z') / 1000}`);
@@ -115,7 +144,9 @@ describe('peers collector', () => {
 describe('uptime collector', () => {
   it('percent strings become ratios', () => {
     const r = uptimeResult.parse(fixtureResult('node.info.uptime.json'));
-    const lines = uptimeSource.collect({ isValidator: true, rewardingStakeRatio: r.rewardingStakePercentage, weightedAverageRatio: r.weightedAveragePercentage }, NODE).map(line);
+    const lines = uptimeSource
+      .collect({ isValidator: true, rewardingStakeRatio: r.rewardingStakePercentage, weightedAverageRatio: r.weightedAveragePercentage }, NODE)
+      .map(line);
     expect(lines).toEqual([
       'avax_node_is_validator{node="n1"} 1',
       'avax_node_uptime_rewarding_stake_ratio{node="n1"} 1',
@@ -133,7 +164,8 @@ describe('uptime collector', () => {
 });
 
 describe('validators collector', () => {
-  const primary = (variant?: string) => validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json', variant)).validators.map(toRecord);
+  const primary = (variant?: string) =>
+    validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json', variant)).validators.map(toRecord);
 
   it('a watched primary validator (single nodeIDs variant)', () => {
     const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }] };
@@ -157,7 +189,9 @@ describe('validators collector', () => {
 
   it('all validators: a disconnected one with 0 uptime; a watched id that is absent gets active 0', () => {
     const absent = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
-    const v: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary('all-validators-no-delegators-field'), watched: [absent], omitted: 0 }] };
+    const v: ValidatorsValue = {
+      subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary('all-validators-no-delegators-field'), watched: [absent], omitted: 0 }],
+    };
     const lines = validatorsSource.collect(v, NODE).map(line);
     const L = `node="n1",node_id="NodeID-PtGRyk3H8tq5BYupng51dfnFXpwJMRvjp",subnet="${PRIMARY_NETWORK_ID}"`;
     expect(lines).toContain(`avax_validator_connected{${L}} 0`);
@@ -170,7 +204,9 @@ describe('validators collector', () => {
   it('auto-renewed validator (extra keys ignored) and legacy permissioned subnet staker (bare fields)', () => {
     const renewed = primary('auto-renewed-validator-master-only');
     expect(renewed[0]?.uptimeRatio).toBe(1);
-    const legacy = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.primary.json', 'legacy-permissioned-subnet')).validators.map(toRecord);
+    const legacy = validatorsResult
+      .parse(fixtureResult('node.platform.getCurrentValidators.primary.json', 'legacy-permissioned-subnet'))
+      .validators.map(toRecord);
     const lines = validatorsSource.collect({ subnets: [{ subnetId: 'legacy', validators: legacy, watched: [], omitted: 0 }] }, NODE).map(line);
     const L = `node="n1",node_id="${SELF}",subnet="legacy"`;
     expect(lines).toEqual([
@@ -192,7 +228,9 @@ describe('validators collector', () => {
       `avax_validator_start_timestamp_seconds{${L}} 1734034648`,
       `avax_l1_validator_balance_avax{${L},validation_id="2wTscvX3JUsMbZHFRd9t8Ywz2q9j2BmETg8cTvgUHgawjbSvZX"} 8.780477952`,
     ]);
-    expect(lines).toContain(`avax_l1_validator_balance_avax{node="n1",node_id="NodeID-JBJCCt8J7Ww5MWPxYdrepWDs9xa1y42mq",subnet="${L1}",validation_id="H7Fjzmi4BY6PA9QaNF9GnuMDojjzZ3mcSu5k1z3R4pD6Exj7c"} 0`);
+    expect(lines).toContain(
+      `avax_l1_validator_balance_avax{node="n1",node_id="NodeID-JBJCCt8J7Ww5MWPxYdrepWDs9xa1y42mq",subnet="${L1}",validation_id="H7Fjzmi4BY6PA9QaNF9GnuMDojjzZ3mcSu5k1z3R4pD6Exj7c"} 0`,
+    );
     expect(lines.some((l) => /end_timestamp|uptime|delegat|connected/.test(l))).toBe(false);
   });
 
@@ -205,7 +243,9 @@ describe('validators collector', () => {
     expect(heaviest.validators.map((v) => v.nodeId)).toEqual([FIXTURE_DISCONNECTED]); // 3,000 AVAX beats 2,000
     const lines = validatorsSource.collect({ subnets: [capValidators(PRIMARY_NETWORK_ID, all, [SELF], 1)] }, NODE).map(line);
     expect(lines).toContain(`avax_exporter_validators_omitted{node="n1",subnet="${PRIMARY_NETWORK_ID}"} 1`);
-    expect(lines.filter((l) => l.startsWith('avax_validator_active'))).toEqual([`avax_validator_active{node="n1",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"} 1`]);
+    expect(lines.filter((l) => l.startsWith('avax_validator_active'))).toEqual([
+      `avax_validator_active{node="n1",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"} 1`,
+    ]);
     expect(capValidators(PRIMARY_NETWORK_ID, all, [], 5).omitted).toBe(0);
   });
 
@@ -224,7 +264,18 @@ describe('height and bootstrap collectors', () => {
     expect(cChainSource.collect({ chain: 'C', height: 0x43ef8a7n }, NODE).map(line)).toEqual(['avax_chain_height{node="n1",chain="C"} 71235751']);
   });
   it('bootstrapped per chain', () => {
-    const lines = bootstrappedSource.collect({ chains: [{ chain: 'P', bootstrapped: true }, { chain: 'C', bootstrapped: false }], subnetChains: {} }, NODE).map(line);
+    const lines = bootstrappedSource
+      .collect(
+        {
+          chains: [
+            { chain: 'P', bootstrapped: true },
+            { chain: 'C', bootstrapped: false },
+          ],
+          subnetChains: {},
+        },
+        NODE,
+      )
+      .map(line);
     expect(lines).toEqual(['avax_node_bootstrapped{node="n1",chain="P"} 1', 'avax_node_bootstrapped{node="n1",chain="C"} 0']);
   });
 });
@@ -249,7 +300,11 @@ describe('reward uptime threshold and downtime budget', () => {
   });
 
   it('a validation that starts once the upgrade is active needs 0.9; one that started before keeps 0.8', () => {
-    const after: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }], observedAt: MID, rewardUptimeUpgradeTime: 1751400000 };
+    const after: ValidatorsValue = {
+      subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }],
+      observedAt: MID,
+      rewardUptimeUpgradeTime: 1751400000,
+    };
     expect(pick(validatorsSource.collect(after, NODE).map(line))).toEqual([
       `avax_validator_reward_uptime_threshold_ratio{${L}} 0.9`,
       `avax_validator_downtime_budget_seconds{${L}} 3133290.8159999996`,
@@ -259,11 +314,16 @@ describe('reward uptime threshold and downtime budget', () => {
   });
 
   it('the elapsed time stops at the end of the period; a lost reward is negative; no end time, no budget', () => {
-    const late: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }], observedAt: 1782936000 + 999 };
+    const late: ValidatorsValue = {
+      subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: primary(), watched: [SELF], omitted: 0 }],
+      observedAt: 1782936000 + 999,
+    };
     expect(pick(validatorsSource.collect(late, NODE).map(line))[1]).toBe(`avax_validator_downtime_budget_seconds{${L}} 6266581.631999999`);
     const down = primary().map((r) => ({ ...r, uptimeRatio: 0.5 }));
     const lost: ValidatorsValue = { subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: down, watched: [SELF], omitted: 0 }], observedAt: MID };
-    expect(pick(validatorsSource.collect(lost, NODE).map(line))[1]).toBe(`avax_validator_downtime_budget_seconds{${L}} ${0.19999999999999996 * 31536000 - 0.5 * 15768000}`);
+    expect(pick(validatorsSource.collect(lost, NODE).map(line))[1]).toBe(
+      `avax_validator_downtime_budget_seconds{${L}} ${0.19999999999999996 * 31536000 - 0.5 * 15768000}`,
+    );
     const l1 = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.l1.json')).validators.map(toRecord);
     const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [], omitted: 0 }], observedAt: MID }, NODE).map(line);
     expect(pick(lines)).toEqual([]);
@@ -275,7 +335,9 @@ describe('L1 fee price and balance runway', () => {
     const fee = validatorFeeStateResult.parse(fixtureResult('node.platform.getValidatorFeeState.json'));
     expect(fee.price).toBe(512);
     const l1 = validatorsResult.parse(fixtureResult('node.platform.getCurrentValidators.l1.json')).validators.map(toRecord);
-    const lines = validatorsSource.collect({ subnets: [{ subnetId: L1, validators: l1, watched: [], omitted: 0 }], feePriceNavaxPerSecond: fee.price }, NODE).map(line);
+    const lines = validatorsSource
+      .collect({ subnets: [{ subnetId: L1, validators: l1, watched: [], omitted: 0 }], feePriceNavaxPerSecond: fee.price }, NODE)
+      .map(line);
     expect(lines[0]).toBe('avax_l1_validator_fee_price_avax_per_second{node="n1"} 5.12e-7');
     const runway = lines.filter((l) => l.startsWith('avax_l1_validator_balance_runway_seconds'));
     // 8780477952 nAVAX / 512 nAVAX per second.

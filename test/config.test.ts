@@ -33,10 +33,21 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const { config, checkOnly } = loadConfig([], {});
     expect(checkOnly).toBe(false);
-    expect(config.web).toEqual({ listenAddress: `:${DEFAULT_PORT}`, host: undefined, port: DEFAULT_PORT, telemetryPath: '/metrics', configFile: undefined, enableLifecycle: false });
+    expect(config.web).toEqual({
+      listenAddress: `:${DEFAULT_PORT}`,
+      host: undefined,
+      port: DEFAULT_PORT,
+      telemetryPath: '/metrics',
+      configFile: undefined,
+      enableLifecycle: false,
+    });
     expect(config.poll).toEqual({ intervalMs: 15_000, timeoutMs: 10_000, maxAgeMs: 45_000, peersIntervalMs: 60_000 });
     expect(config.nodes).toHaveLength(1);
-    expect(config.nodes[0]).toMatchObject({ name: '127.0.0.1:9650', url: 'http://127.0.0.1:9650', watch: { nodeIds: [], allValidators: false, subnetIds: [] } });
+    expect(config.nodes[0]).toMatchObject({
+      name: '127.0.0.1:9650',
+      url: 'http://127.0.0.1:9650',
+      watch: { nodeIds: [], allValidators: false, subnetIds: [] },
+    });
     expect(config.log).toEqual({ level: 'info', format: 'json' });
     expect(DEFAULT_PORT).toBeGreaterThanOrEqual(9100);
     expect(DEFAULT_PORT).toBeLessThanOrEqual(9999);
@@ -68,7 +79,14 @@ describe('loadConfig', () => {
       {},
     );
     expect(checkOnly).toBe(true);
-    expect(config.web).toEqual({ listenAddress: '127.0.0.1:9999', host: '127.0.0.1', port: 9999, telemetryPath: '/m', configFile: 'web.yml', enableLifecycle: true });
+    expect(config.web).toEqual({
+      listenAddress: '127.0.0.1:9999',
+      host: '127.0.0.1',
+      port: 9999,
+      telemetryPath: '/m',
+      configFile: 'web.yml',
+      enableLifecycle: true,
+    });
     expect(config.nodes[0]?.watch.maxValidators).toBe(300);
     expect(config.poll).toEqual({ intervalMs: 30_000, timeoutMs: 5_000, maxAgeMs: 120_000, peersIntervalMs: 120_000 });
     expect(config.nodes.map((n) => n.name)).toEqual(['a.example:9650', 'b.example:443']);
@@ -157,9 +175,7 @@ watch:
 
   it('rejects unknown flags, a timeout above the interval and duplicate node names', () => {
     expect(problemsOf(() => loadConfig(['--no-such-flag'], {})).join('\n')).toMatch(/no-such-flag/);
-    expect(problemsOf(() => loadConfig(['--poll.interval=5s', '--poll.timeout=10s'], {}))).toEqual([
-      'poll.timeout: must not exceed poll.interval (10s > 5s)',
-    ]);
+    expect(problemsOf(() => loadConfig(['--poll.interval=5s', '--poll.timeout=10s'], {}))).toEqual(['poll.timeout: must not exceed poll.interval (10s > 5s)']);
     const file = writeYaml('nodes:\n  - {name: a, url: "http://x:1"}\n  - {name: a, url: "http://y:1"}\n');
     expect(problemsOf(() => loadConfig([`--config.file=${file}`], {}))[0]).toMatch(/^nodes\[1\]\.name: duplicate node name "a"/);
   });
@@ -234,7 +250,14 @@ describe('Data API configuration', () => {
   it('reads the key from AVAX_EXPORTER_DATA_API_KEY and the rest from the YAML file or variables', () => {
     const file = writeYaml('data_api:\n  url: http://indexer.internal:8080\n  rate_limit: 600\n  interval: 2m\n  max_pages: 20\n');
     const { config } = loadConfig([`--config.file=${file}`], { AVAX_EXPORTER_DATA_API_KEY: ` ${KEY}\n`, AVAX_EXPORTER_DATA_API_NETWORK: 'mainnet' });
-    expect(config.dataApi).toMatchObject({ url: 'http://indexer.internal:8080', key: KEY, network: 'mainnet', rateLimitPerMinute: 600, intervalMs: 120_000, maxPages: 20 });
+    expect(config.dataApi).toMatchObject({
+      url: 'http://indexer.internal:8080',
+      key: KEY,
+      network: 'mainnet',
+      rateLimitPerMinute: 600,
+      intervalMs: 120_000,
+      maxPages: 20,
+    });
     expect(config.dataApi.maxAgeMs).toBe(360_000);
   });
 
@@ -256,7 +279,17 @@ describe('Data API configuration', () => {
 
   it('reports bad values with their paths', () => {
     const problems = problemsOf(() =>
-      loadConfig(['--data-api.url=ftp://x', '--data-api.network=devnet', '--data-api.rate-limit=lots', '--data-api.interval=soon', '--data-api.max-pages=0', '--data-api.key-header=bad header'], {}),
+      loadConfig(
+        [
+          '--data-api.url=ftp://x',
+          '--data-api.network=devnet',
+          '--data-api.rate-limit=lots',
+          '--data-api.interval=soon',
+          '--data-api.max-pages=0',
+          '--data-api.key-header=bad header',
+        ],
+        {},
+      ),
     );
     expect(problems).toEqual(
       expect.arrayContaining([

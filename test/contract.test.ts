@@ -63,20 +63,30 @@ describe('the query extraction', () => {
     const queries = rulesFiles.flatMap(ruleQueries);
     expect(queries.filter((q) => q.kind === 'rule')).toHaveLength(rules.length);
     // Every `query` call in an annotation is found (the extraction throws on a form it cannot read).
-    const calls = rules.flatMap((r) => Object.values(r.annotations ?? {})).join('\n').match(/\|\s*query\b|\bquery\s+"/g) ?? [];
+    const calls =
+      rules
+        .flatMap((r) => Object.values(r.annotations ?? {}))
+        .join('\n')
+        .match(/\|\s*query\b|\bquery\s+"/g) ?? [];
     expect(queries.filter((q) => q.kind === 'rule-annotation')).toHaveLength(calls.length);
     expect(calls.length).toBeGreaterThan(0);
   });
 
   it('reads annotation query templates, printf placeholders included', () => {
     expect(annotationQueries('min {{ with query "avax:threshold:min_peers" }}{{ . | first | value }}{{ end }}')).toEqual(['avax:threshold:min_peers']);
-    expect(annotationQueries('{{ with printf "max(m{node=%q,check=%q}) > %d" $labels.node $labels.check 3 | query }}{{ . }}{{ end }}')).toEqual(['max(m{node="x",check="x"}) > 0']);
+    expect(annotationQueries('{{ with printf "max(m{node=%q,check=%q}) > %d" $labels.node $labels.check 3 | query }}{{ . }}{{ end }}')).toEqual([
+      'max(m{node="x",check="x"}) > 0',
+    ]);
     expect(annotationQueries('{{ $value | humanizePercentage }} of {{ $labels.query }}')).toEqual([]);
     expect(() => annotationQueries('{{ $q := "up" }}{{ with $q | query }}{{ end }}')).toThrow(/cannot tell/);
   });
 
   it('parses PromQL: names anywhere in the expression, matchers, __name__, syntax errors', () => {
-    expect(metricNamesOf('sum by (n) (rate(a_total{x=~"1|2"}[5m])) / on (n) group_left () b:rec or vector(0) and {__name__="c"} offset 5m').sort()).toEqual(['a_total', 'b:rec', 'c']);
+    expect(metricNamesOf('sum by (n) (rate(a_total{x=~"1|2"}[5m])) / on (n) group_left () b:rec or vector(0) and {__name__="c"} offset 5m').sort()).toEqual([
+      'a_total',
+      'b:rec',
+      'c',
+    ]);
     expect(metricNamesOf('max without (v) (label_replace(m, "v2", "$1", "v", "(.*)"))')).toEqual(['m']);
     expect(selectorsOf('m{node=~"a|b", check!="x"}')[0]?.matchers).toEqual([
       { label: 'node', op: '=~', value: 'a|b' },
@@ -95,7 +105,11 @@ describe('the query extraction', () => {
     });
     expect(s.expr).toBe('m{a=~"n", b=~"id", c=~"n", d=~"j", e="$1"}[5m] + $undefined');
     expect(s.unknown).toEqual(['undefined']);
-    expect(parseVariableQuery('label_values(avax_node_info{network="mainnet"}, node)')).toEqual({ kind: 'label_values', selector: 'avax_node_info{network="mainnet"}', label: 'node' });
+    expect(parseVariableQuery('label_values(avax_node_info{network="mainnet"}, node)')).toEqual({
+      kind: 'label_values',
+      selector: 'avax_node_info{network="mainnet"}',
+      label: 'node',
+    });
     expect(parseVariableQuery('label_values(job)')).toEqual({ kind: 'label_values', label: 'job' });
     expect(parseVariableQuery('query_result(topk(5, m))')).toEqual({ kind: 'query_result', expr: 'topk(5, m)' });
   });
@@ -165,7 +179,10 @@ describe('the check catches a rename (mutation test)', () => {
       if (v) v.query = { query: 'label_values(avax_validator_is_active, node_id)' };
     });
     expect(added(before, checkQueries(dashboardQueries(copy), known))).toEqual([
-      { where: 'avax-validators.json: variable $node_id (label_values(avax_validator_is_active, node_id))', message: 'unknown metric avax_validator_is_active' },
+      {
+        where: 'avax-validators.json: variable $node_id (label_values(avax_validator_is_active, node_id))',
+        message: 'unknown metric avax_validator_is_active',
+      },
     ]);
   });
 
@@ -177,21 +194,30 @@ describe('the check catches a rename (mutation test)', () => {
       expect(t?.expr).toBe('avax_node_healthy{node=~"$node"}');
       if (t) t.expr = 'avax_node_healthy{instance_name=~"$nodes"}';
     });
-    expect(added(before, checkQueries(dashboardQueries(copy), known)).map((p) => p.message).sort()).toEqual([
-      'avax_node_healthy has no label instance_name (labels: node)',
-      'undefined dashboard variable $nodes',
-    ]);
+    expect(
+      added(before, checkQueries(dashboardQueries(copy), known))
+        .map((p) => p.message)
+        .sort(),
+    ).toEqual(['avax_node_healthy has no label instance_name (labels: node)', 'undefined dashboard variable $nodes']);
   });
 
   it('a metric renamed in the exporter breaks the dashboards and rules that use it', () => {
     const { avax_validator_connected: _gone, ...rest } = METRICS;
     const renamed: KnownNames = { ...known, metrics: { ...rest, avax_validator_is_connected: METRICS.avax_validator_connected } };
-    const found = [...dashboards.flatMap((d) => checkQueries(dashboardQueries(d), renamed)), ...rulesFiles.flatMap((f) => checkQueries(ruleQueries(f), renamed))];
+    const found = [
+      ...dashboards.flatMap((d) => checkQueries(dashboardQueries(d), renamed)),
+      ...rulesFiles.flatMap((f) => checkQueries(ruleQueries(f), renamed)),
+    ];
     const base = [...dashboards.flatMap((d) => checkQueries(dashboardQueries(d), known)), ...rulesFiles.flatMap((f) => checkQueries(ruleQueries(f), known))];
     const news = added(base, found);
     expect(news.length).toBeGreaterThan(0);
     expect(new Set(news.map((p) => p.message))).toEqual(new Set(['unknown metric avax_validator_connected']));
-    expect(news.map((p) => p.where)).toEqual(expect.arrayContaining([expect.stringContaining('avax-validators.json: panel "Connected"'), expect.stringContaining('record avax_validator:connected:max')]));
+    expect(news.map((p) => p.where)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('avax-validators.json: panel "Connected"'),
+        expect.stringContaining('record avax_validator:connected:max'),
+      ]),
+    );
   });
 
   it('a metric renamed in a rule expression or an annotation query of a copy of the rules is reported', () => {
@@ -211,7 +237,10 @@ describe('the check catches a rename (mutation test)', () => {
     const found = added(before, checkQueries(ruleQueries(loadRulesFile(file)), known));
     expect(found).toEqual([
       { where: 'avax-exporter.rules.yml: group avax-exporter.node, alert AvaxNodeUnhealthy (critical): expr', message: 'unknown metric avax_node_is_healthy' },
-      { where: 'avax-exporter.rules.yml: group avax-exporter.node, alert AvaxNodeHealthCheckFailing (warning): annotation description query', message: 'unknown metric avax_node_health_check_failures' },
+      {
+        where: 'avax-exporter.rules.yml: group avax-exporter.node, alert AvaxNodeHealthCheckFailing (warning): annotation description query',
+        message: 'unknown metric avax_node_health_check_failures',
+      },
     ]);
   });
 });
@@ -245,7 +274,12 @@ describe('dashboard conventions', () => {
       expect(links.length).toBeGreaterThan(0);
       for (const l of links) {
         expect(l.title?.trim(), JSON.stringify(l)).toBeTruthy();
-        if (l.type === 'dashboards') for (const tag of l.tags ?? []) expect(dashboards.some((x) => x.dashboard.tags?.includes(tag)), `link tag ${tag}`).toBe(true);
+        if (l.type === 'dashboards')
+          for (const tag of l.tags ?? [])
+            expect(
+              dashboards.some((x) => x.dashboard.tags?.includes(tag)),
+              `link tag ${tag}`,
+            ).toBe(true);
         const m = /^\/d\/([^/?#]+)/.exec(l.url ?? '');
         if (m) expect(uids, `link ${l.url}`).toContain(m[1]);
       }
@@ -266,9 +300,11 @@ describe('dashboard conventions', () => {
         expect(p.fieldConfig?.defaults?.unit?.trim(), `${label} has no unit`).toBeTruthy();
         expect((p.targets ?? []).filter((t) => t.expr?.trim()).length, `${label} has no query`).toBeGreaterThan(0);
         expect(p.datasource, label).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
-        for (const t of p.targets ?? []) expect(t.datasource ?? p.datasource, `${label} target ${t.refId}`).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+        for (const t of p.targets ?? [])
+          expect(t.datasource ?? p.datasource, `${label} target ${t.refId}`).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
       }
-      for (const v of (d.templating?.list ?? []).filter((x) => x.type === 'query')) expect(v.datasource, `variable ${v.name}`).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+      for (const v of (d.templating?.list ?? []).filter((x) => x.type === 'query'))
+        expect(v.datasource, `variable ${v.name}`).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
     });
   });
 });

@@ -49,7 +49,6 @@ function ctx(c: DataApiClient, nodeIds: string[], ms = 5_000, maxPages = 10): Da
   return { client: c, network: 'mainnet', nodeIds, maxPages, deadline: deadline(ms), round: 0 };
 }
 
-
 const anyBody = z.unknown();
 const get = (c: DataApiClient, path = VALIDATORS, ms = 5_000) => c.get(path, {}, anyBody, deadline(ms));
 
@@ -64,7 +63,12 @@ describe('Data API client: key, errors, retries', () => {
 
     const spec = await FakeDataApi.start({ apiKey: KEY, keyHeader: 'x-service-api-key' });
     try {
-      await new DataApiClient({ transport, baseUrl: spec.url, apiKey: KEY, keyHeader: 'X-Service-Api-Key', ratePerMinute: 600 }).get(VALIDATORS, {}, anyBody, deadline(2_000));
+      await new DataApiClient({ transport, baseUrl: spec.url, apiKey: KEY, keyHeader: 'X-Service-Api-Key', ratePerMinute: 600 }).get(
+        VALIDATORS,
+        {},
+        anyBody,
+        deadline(2_000),
+      );
       expect(spec.calls[0]?.apiKey).toBe(KEY);
     } finally {
       await spec.stop();
@@ -171,11 +175,12 @@ describe('Data API client: 429 and the request rate', () => {
     const t0 = Date.now();
     const err = await failure(get(c, VALIDATORS, 3_000));
     expect(Date.now() - t0).toBeLessThan(1_000);
-    expect(err).toMatchObject({ reason: 'rate_limited', status: 429, retryAfterSeconds: expect.any(Number) });
+    expect(err).toMatchObject({ reason: 'rate_limited', status: 429, retryAfterSeconds: expect.any(Number) as unknown });
     expect(err.message).toContain('Too Many Requests: Too many requests, please try again later.');
     expect(c.stats.rateLimited).toBe(1);
     // Later requests of this client fail fast without being sent: no hammering while the service said wait.
-    for (const path of [VALIDATORS, '/v1/networks/mainnet/blockchains/p-chain/blocks']) expect((await failure(get(c, path, 2_000))).reason).toBe('rate_limited');
+    for (const path of [VALIDATORS, '/v1/networks/mainnet/blockchains/p-chain/blocks'])
+      expect((await failure(get(c, path, 2_000))).reason).toBe('rate_limited');
     expect(api.calls).toHaveLength(1);
   });
 
@@ -201,7 +206,10 @@ describe('Data API client: 429 and the request rate', () => {
     const t0 = Date.now();
     const v = await dataApiValidatorsSource.poll(ctx(c, ids, 10_000), undefined);
     expect(v.nodes).toHaveLength(14);
-    const at = api.callsTo('validators').map((x) => x.at).sort((a, b) => a - b);
+    const at = api
+      .callsTo('validators')
+      .map((x) => x.at)
+      .sort((a, b) => a - b);
     expect(at).toHaveLength(14);
     // Any run of requests fits in burst + rate × its span (one extra for clock granularity).
     for (let i = 0; i < at.length; i++) {
@@ -311,7 +319,9 @@ describe('Data API sources against the fake service', () => {
   it('node blocks: baseline first (one block asked for), then only blocks since the last one', async () => {
     const c = client();
     const first = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), undefined);
-    expect(first.proposers).toEqual([{ nodeId: SELF, chain: 'P', count: 0, last: { height: 23797322n, timestampSeconds: 1766080368 }, sinceSeconds: expect.any(Number) }]);
+    expect(first.proposers).toEqual([
+      { nodeId: SELF, chain: 'P', count: 0, last: { height: 23797322n, timestampSeconds: 1766080368 }, sinceSeconds: expect.any(Number) as unknown },
+    ]);
     expect(api.callsTo('nodeBlocks')[0]).toMatchObject({ path: `/v1/networks/mainnet/blockchains/p-chain/nodes/${SELF}/blocks`, query: { pageSize: '1' } });
     api.addBlock('p-chain', SELF);
     api.addBlock('p-chain', 'NodeID-Lrn2ZrcnusnEQwVBU8i7spYM1G3V9ZVW9');

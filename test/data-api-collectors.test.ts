@@ -24,7 +24,9 @@ const L = `network="mainnet",node_id="${SELF}",subnet="${PRIMARY}"`;
 const N = `network="mainnet",node_id="${SELF}"`;
 
 function line(s: Sample): string {
-  const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',');
+  const labels = Object.entries(s.labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',');
   return `${s.name}{${labels}} ${s.value}`;
 }
 
@@ -166,7 +168,19 @@ describe('Data API validators collector', () => {
   });
 
   it('an active validation without the optional fields: status, end and stake only', () => {
-    const optional = ['delegationFee', 'blsCredentials', 'amountDelegated', 'avalancheGoVersion', 'delegationCapacity', 'uptimePerformance', 'potentialRewards', 'validatorHealth', 'delegatorCount', 'stakePercentage', 'geolocation'];
+    const optional = [
+      'delegationFee',
+      'blsCredentials',
+      'amountDelegated',
+      'avalancheGoVersion',
+      'delegationCapacity',
+      'uptimePerformance',
+      'potentialRewards',
+      'validatorHealth',
+      'delegatorCount',
+      'stakePercentage',
+      'geolocation',
+    ];
     const vs = validations(undefined, (items) => items.map((i) => Object.fromEntries(Object.entries(i).filter(([k]) => !optional.includes(k)))));
     expect(dataApiValidatorsSource.collect(value(vs), 'data_api').map(line)).toEqual([
       ...statuses(1, 0, 0, 0),
@@ -185,7 +199,14 @@ describe('Data API validators collector', () => {
   });
 
   it('the current validation: active wins, else the newest start', () => {
-    const v = (status: DataApiValidation['status'], start: number): DataApiValidation => ({ txHash: `${status}${start}`, subnetId: PRIMARY, status, startTimestamp: start, endTimestamp: start + 10, amountStaked: 1n });
+    const v = (status: DataApiValidation['status'], start: number): DataApiValidation => ({
+      txHash: `${status}${start}`,
+      subnetId: PRIMARY,
+      status,
+      startTimestamp: start,
+      endTimestamp: start + 10,
+      amountStaked: 1n,
+    });
     expect(currentValidation([v('pending', 30), v('active', 20), v('completed', 10)])?.status).toBe('active');
     expect(currentValidation([v('completed', 10), v('pending', 30)])?.status).toBe('pending');
     expect(currentValidation([v('completed', 10), v('removed', 15)])?.status).toBe('removed');
@@ -194,7 +215,11 @@ describe('Data API validators collector', () => {
 });
 
 describe('Data API blocks collectors', () => {
-  const block = (height: number, ts: number, proposer?: string): BlockItem => ({ blockNumber: BigInt(height), blockTimestamp: ts, proposerDetails: proposer ? { proposerNodeId: proposer } : undefined });
+  const block = (height: number, ts: number, proposer?: string): BlockItem => ({
+    blockNumber: BigInt(height),
+    blockTimestamp: ts,
+    proposerDetails: proposer ? { proposerNodeId: proposer } : undefined,
+  });
 
   it('the first poll is the baseline: 0, with the newest proposed block', () => {
     const s = advanceProposer(undefined, SELF, 'P', [block(23797322, 1766080368, SELF)], 1766080400);
@@ -208,7 +233,13 @@ describe('Data API blocks collectors', () => {
 
   it('later polls count each new height once; old, repeated and foreign blocks are not counted', () => {
     const base = advanceProposer(undefined, SELF, 'P', [block(100, 1000, SELF)], 1001);
-    const next = advanceProposer(base, SELF, 'P', [block(103, 1030, SELF), block(101, 1010), block(101, 1010, SELF), block(102, 1020, 'NodeID-other'), block(100, 1000, SELF), block(90, 900, SELF)], 1040);
+    const next = advanceProposer(
+      base,
+      SELF,
+      'P',
+      [block(103, 1030, SELF), block(101, 1010), block(101, 1010, SELF), block(102, 1020, 'NodeID-other'), block(100, 1000, SELF), block(90, 900, SELF)],
+      1040,
+    );
     expect(next).toMatchObject({ count: 2, last: { height: 103n, timestampSeconds: 1030 } });
     expect(advanceProposer(next, SELF, 'P', [block(103, 1030, SELF)], 1050)).toMatchObject({ count: 2, last: { height: 103n } });
   });
@@ -227,7 +258,13 @@ describe('Data API blocks collectors', () => {
       if (!b) throw new Error('no block');
       return { height: uintString.parse(b.blockNumber), timestampSeconds: b.blockTimestamp };
     };
-    const v = { network: 'mainnet' as const, heads: [{ chain: 'P' as const, ...heads('dataapi.blocks.json') }, { chain: 'C' as const, ...heads('dataapi.blocks.json', 'c-chain') }] };
+    const v = {
+      network: 'mainnet' as const,
+      heads: [
+        { chain: 'P' as const, ...heads('dataapi.blocks.json') },
+        { chain: 'C' as const, ...heads('dataapi.blocks.json', 'c-chain') },
+      ],
+    };
     expect(dataApiBlocksSource.collect(v, 'data_api').map(line)).toEqual([
       'avax_data_api_chain_height{network="mainnet",chain="P"} 23797323',
       'avax_data_api_chain_block_timestamp_seconds{network="mainnet",chain="P"} 1766080370',

@@ -110,7 +110,10 @@ describe('end to end with the Data API', () => {
     expect(valueOf(text, 'avax_source_max_age_seconds', { node: 'data_api', source: 'data_api_blocks' })).toBe(1.5);
     // The Data API series describe the network, not a polled node.
     for (const name of ['avax_data_api_validator_status', 'avax_validator_proposed_blocks_total', 'avax_data_api_chain_height']) {
-      expect(seriesOf(text, name).every((s) => !('node' in s.labels) && s.labels['network'] === 'mainnet'), name).toBe(true);
+      expect(
+        seriesOf(text, name).every((s) => !('node' in s.labels) && s.labels['network'] === 'mainnet'),
+        name,
+      ).toBe(true);
     }
     // The node's own series are all still there.
     for (const source of POLLED_SOURCES) expect(valueOf(text, 'avax_source_up', { node: 'fake', source }), source).toBe(1);
@@ -161,7 +164,8 @@ describe('end to end with the Data API', () => {
     // Past the max age (3 × 500 ms) the Data API values are dropped; the source self-metrics stay.
     await eventually(async () => seriesOf(await scrape(daemon), 'avax_data_api_chain_height').length === 0, 8_000);
     const down = await scrape(daemon);
-    for (const m of ['avax_data_api_validator_status', 'avax_data_api_validator_uptime_ratio', 'avax_validator_proposed_blocks_total']) expect(seriesOf(down, m), m).toEqual([]);
+    for (const m of ['avax_data_api_validator_status', 'avax_data_api_validator_uptime_ratio', 'avax_validator_proposed_blocks_total'])
+      expect(seriesOf(down, m), m).toEqual([]);
     expect(valueOf(down, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_blocks', reason: 'connect' })).toBeGreaterThanOrEqual(1);
     expect(valueOf(down, 'avax_source_last_success_timestamp_seconds', { node: 'data_api', source: 'data_api_blocks' })).toBeGreaterThan(0);
     // The nodes are untouched: every source up, their values current, the exporter ready.

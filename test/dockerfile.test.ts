@@ -70,12 +70,17 @@ function substitute(text: string, vars: Record<string, string>): string {
 function execForm(args: string): string[] {
   const parsed = JSON.parse(args) as unknown;
   if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error(`not an exec-form array: ${args}`);
-  return parsed as string[];
+  return parsed;
 }
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 const instructions = parseDockerfile(dockerfile);
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string; bin: Record<string, string>; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  license: string;
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
 const BIN = pkg.bin['avax-exporter'] as string;
 
 /** ARGs declared before the first FROM, with their defaults. */
@@ -159,7 +164,11 @@ describe('Dockerfile', () => {
 
   it('EXPOSEs the default port and listens on it', () => {
     expect(finalOf('EXPOSE').flatMap((i) => i.args.split(/\s+/))).toContain(`${DEFAULT_PORT}`);
-    const env = keyValues(finalOf('ENV').map((i) => i.args).join(' '));
+    const env = keyValues(
+      finalOf('ENV')
+        .map((i) => i.args)
+        .join(' '),
+    );
     if (env['AVAX_EXPORTER_WEB_LISTEN_ADDRESS'] !== undefined) expect(env['AVAX_EXPORTER_WEB_LISTEN_ADDRESS']).toBe(`:${DEFAULT_PORT}`);
   });
 
@@ -184,12 +193,18 @@ describe('Dockerfile', () => {
   });
 
   it('carries the OCI image labels', () => {
-    const labels = keyValues(finalOf('LABEL').map((i) => i.args).join(' '));
-    for (const k of ['title', 'description', 'source', 'licenses', 'version', 'revision', 'created']) expect(labels[`org.opencontainers.image.${k}`], k).toBeTruthy();
+    const labels = keyValues(
+      finalOf('LABEL')
+        .map((i) => i.args)
+        .join(' '),
+    );
+    for (const k of ['title', 'description', 'source', 'licenses', 'version', 'revision', 'created'])
+      expect(labels[`org.opencontainers.image.${k}`], k).toBeTruthy();
     expect(labels['org.opencontainers.image.licenses']).toBe(pkg.license);
     expect(labels['org.opencontainers.image.title']).toBe('avax-exporter');
     const args = stageArgs({});
-    for (const k of ['version', 'revision', 'created']) expect(labels[`org.opencontainers.image.${k}`], `${k} comes from a build argument`).toMatch(/^\$\{?\w+\}?$/);
+    for (const k of ['version', 'revision', 'created'])
+      expect(labels[`org.opencontainers.image.${k}`], `${k} comes from a build argument`).toMatch(/^\$\{?\w+\}?$/);
     expect(Object.keys(args)).toEqual(expect.arrayContaining(['VERSION', 'REVISION', 'CREATED']));
   });
 });
@@ -204,10 +219,10 @@ describe('.dockerignore', () => {
       `^${p
         .replace(/^\/+|\/+$/g, '')
         .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-        .replace(/\*\*/g, '\u0000')
+        .replace(/\*\*/g, '\ue000')
         .replace(/\*/g, '[^/]*')
         .replace(/\?/g, '[^/]')
-        .replace(/\u0000/g, '.*')}(/.*)?$`,
+        .replace(/\ue000/g, '.*')}(/.*)?$`,
     );
   /** Docker's rule: the last matching pattern wins; `!` re-includes. */
   const excluded = (path: string) => {
@@ -248,12 +263,17 @@ describe('the entry point the image runs', () => {
     // The image's layout: dist/ compiled by tsconfig.build.json next to package.json
     // (dist/daemon.js reads ../package.json), dependencies in node_modules.
     dir = mkdtempSync(join(tmpdir(), 'avax-exporter-image-'));
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 180_000,
-    });
-    if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (${tsc.status ?? tsc.signal}): ${tsc.stdout}${tsc.stderr}${tsc.error?.message ?? ''}`);
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 180_000,
+      },
+    );
+    if (tsc.status !== 0)
+      throw new Error(`tsc -p tsconfig.build.json failed (${tsc.status ?? tsc.signal}): ${tsc.stdout}${tsc.stderr}${tsc.error?.message ?? ''}`);
     copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   }, 180_000);
@@ -279,8 +299,20 @@ describe('the entry point the image runs', () => {
     const script = join(dir, posix.relative(workdirOf(final), execForm(lastOf('ENTRYPOINT')?.args ?? '[]')[1] ?? ''));
     const args = stageArgs({ VERSION: pkg.version, REVISION: 'abc1234', CREATED: '2026-01-01T00:00:00Z' });
     const imageEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries(keyValues(finalOf('ENV').map((i) => i.args).join(' ')))) imageEnv[k] = substitute(v, args);
-    const r = spawnSync(process.execPath, [script, '--version'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', ...imageEnv }, encoding: 'utf8', timeout: 20_000 });
+    for (const [k, v] of Object.entries(
+      keyValues(
+        finalOf('ENV')
+          .map((i) => i.args)
+          .join(' '),
+      ),
+    ))
+      imageEnv[k] = substitute(v, args);
+    const r = spawnSync(process.execPath, [script, '--version'], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', ...imageEnv },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`avax-exporter ${pkg.version} (revision abc1234)\n`);
   });
@@ -293,15 +325,26 @@ describe('the entry point the image runs', () => {
     // The image's environment, with the build arguments CI would pass.
     const args = stageArgs({ VERSION: pkg.version, REVISION: 'abc1234', CREATED: '2026-01-01T00:00:00Z' });
     const imageEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries(keyValues(finalOf('ENV').map((i) => i.args).join(' ')))) imageEnv[k] = substitute(v, args);
+    for (const [k, v] of Object.entries(
+      keyValues(
+        finalOf('ENV')
+          .map((i) => i.args)
+          .join(' '),
+      ),
+    ))
+      imageEnv[k] = substitute(v, args);
     const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AVAX_EXPORTER_'))), ...imageEnv };
 
     process.once('exit', exitGuard);
-    const proc = spawn(entry[0] === 'node' ? process.execPath : (entry[0] as string), [script, ...entry.slice(2), '--demo', '--web.listen-address=127.0.0.1:0', '--poll.interval=1s'], {
-      cwd: dir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      entry[0] === 'node' ? process.execPath : (entry[0] as string),
+      [script, ...entry.slice(2), '--demo', '--web.listen-address=127.0.0.1:0', '--poll.interval=1s'],
+      {
+        cwd: dir,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = proc;
     const lines: Record<string, unknown>[] = [];
     let out = '';
@@ -337,7 +380,12 @@ describe('the entry point the image runs', () => {
 
     // The HEALTHCHECK command, pointed at this port, succeeds; pointed at a closed port, fails.
     const hc = execForm(/CMD\s+(.+)$/s.exec(lastOf('HEALTHCHECK')?.args ?? '')?.[1] ?? '[]');
-    const runHc = (p: number) => spawnSync(hc[0] === 'node' ? process.execPath : (hc[0] as string), hc.slice(1).map((a) => a.replace(`:${DEFAULT_PORT}/`, `:${p}/`)), { encoding: 'utf8', timeout: 15_000 });
+    const runHc = (p: number) =>
+      spawnSync(
+        hc[0] === 'node' ? process.execPath : (hc[0] as string),
+        hc.slice(1).map((a) => a.replace(`:${DEFAULT_PORT}/`, `:${p}/`)),
+        { encoding: 'utf8', timeout: 15_000 },
+      );
     expect(runHc(port).status).toBe(0);
 
     const exited = new Promise<number | null>((ok) => proc.once('exit', (code) => ok(code)));

@@ -24,7 +24,16 @@ describe('end to end against a fake AvalancheGo node', () => {
     await waitUntilAllUp(daemon);
     const text = await scrape(daemon);
     const n = { node: 'fake' };
-    expect(valueOf(text, 'avax_node_info', { ...n, node_id: SELF, version: node.state.version, network: 'mainnet', database_version: node.state.databaseVersion, git_commit: node.state.gitCommit })).toBe(1);
+    expect(
+      valueOf(text, 'avax_node_info', {
+        ...n,
+        node_id: SELF,
+        version: node.state.version,
+        network: 'mainnet',
+        database_version: node.state.databaseVersion,
+        git_commit: node.state.gitCommit,
+      }),
+    ).toBe(1);
     expect(valueOf(text, 'avax_node_network_id', n)).toBe(1);
     for (const m of ['avax_node_healthy', 'avax_node_ready', 'avax_node_live']) expect(valueOf(text, m, n)).toBe(1);
     expect(valueOf(text, 'avax_node_health_check_passing', { ...n, check: 'network' })).toBe(1);
@@ -57,7 +66,10 @@ describe('end to end against a fake AvalancheGo node', () => {
 
   it('follows state changes, with one log line per change', async () => {
     const node = await fakeNode();
-    const { daemon, logs } = await daemonFor({ nodes: [{ name: 'fake', url: node.url }], watch: { node_ids: [SELF, FIXTURE_IDS.disconnectedValidatorNodeId] } });
+    const { daemon, logs } = await daemonFor({
+      nodes: [{ name: 'fake', url: node.url }],
+      watch: { node_ids: [SELF, FIXTURE_IDS.disconnectedValidatorNodeId] },
+    });
     await waitUntilAllUp(daemon);
     const self = node.state.primaryValidators.find((v) => v.nodeId === SELF);
     if (!self) throw new Error('fixture world has no self validator');
@@ -125,7 +137,10 @@ describe('end to end against a fake AvalancheGo node', () => {
     // A source with nothing to ask of this node (no watched subnet) is not polled, so it reports nothing at all.
     expect(seriesOf(down, 'avax_source_up', { node: 'fake', source: 'l1_uptime' })).toEqual([]);
     // A request caught in flight by the stop may end as a timeout; the next ones are refused connections.
-    await eventually(async () => (valueOf(await scrape(daemon), 'avax_source_poll_failures_total', { node: 'fake', source: 'peers', reason: 'connect' }) ?? 0) >= 1, 10_000);
+    await eventually(
+      async () => (valueOf(await scrape(daemon), 'avax_source_poll_failures_total', { node: 'fake', source: 'peers', reason: 'connect' }) ?? 0) >= 1,
+      10_000,
+    );
     // The last values are kept for the max age (one failed poll must not blank dashboards)...
     // ...and once the last success is older than the max age they are gone, while the self-metrics stay.
     // (A source caught mid-round by the stop may have succeeded a moment later than the others: wait for all.)
@@ -151,10 +166,19 @@ describe('end to end against a fake AvalancheGo node', () => {
     const a = await fakeNode();
     const b = await fakeNode();
     b.state.heights.P = 777n;
-    const { daemon } = await daemonFor({ nodes: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }] });
+    const { daemon } = await daemonFor({
+      nodes: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+    });
     await waitUntilAllUp(daemon);
     let text = await scrape(daemon);
-    expect(seriesOf(text, 'avax_node_info').map((s) => s.labels['node']).sort()).toEqual(['a', 'b']);
+    expect(
+      seriesOf(text, 'avax_node_info')
+        .map((s) => s.labels['node'])
+        .sort(),
+    ).toEqual(['a', 'b']);
     expect(valueOf(text, 'avax_chain_height', { node: 'b', chain: 'P' })).toBe(777);
     a.setFault('*', { kind: 'status', status: 502 });
     await daemon.waitForRounds(2);
@@ -281,7 +305,12 @@ describe('upstream calls', () => {
 describe('startSpread', () => {
   const record = (n: number) => {
     const delays: number[] = [];
-    const pollers = Array.from({ length: n }, (_, i): PollerHandle => ({ name: `p${i}`, completedRounds: 0, start: (d = 0) => void delays.push(d), stop: async () => {} }));
+    const pollers = Array.from({ length: n }, (_, i): PollerHandle => ({
+      name: `p${i}`,
+      completedRounds: 0,
+      start: (d = 0) => void delays.push(d),
+      stop: async () => {},
+    }));
     return { pollers, delays };
   };
 

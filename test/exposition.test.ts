@@ -90,11 +90,13 @@ describe('exposition renderer', () => {
   });
 
   it('formats special values the way Prometheus reads them', async () => {
-    const text = (await new ExpositionRenderer().render([
-      sample('avax_node_peers', { node: 'nan' }, NaN),
-      sample('avax_node_peers', { node: 'inf' }, Infinity),
-      sample('avax_node_peers', { node: 'big' }, 1e21),
-    ])).text.toString();
+    const text = (
+      await new ExpositionRenderer().render([
+        sample('avax_node_peers', { node: 'nan' }, NaN),
+        sample('avax_node_peers', { node: 'inf' }, Infinity),
+        sample('avax_node_peers', { node: 'big' }, 1e21),
+      ])
+    ).text.toString();
     expect(text).toContain('avax_node_peers{node="nan"} NaN\n');
     expect(text).toContain('avax_node_peers{node="inf"} +Inf\n');
     expect(text).toContain('avax_node_peers{node="big"} 1e+21\n');
@@ -143,7 +145,7 @@ describe('incremental rendering', () => {
 
   it('matches a flat render over random sequences of groups, duplicates and bad samples included', async () => {
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const pool: Sample[][] = [];
     for (let i = 0; i < 30; i++) {
       const g: Sample[] = [];
@@ -179,7 +181,10 @@ describe('cached exposition', () => {
   it('is byte-identical to a fresh render of the same state, plain and gzip, at mainnet scale', async () => {
     const node = await FakeNode.start({ state: { primaryValidators: generateValidators(1800, { delegatorsPerValidator: 1 }), peers: generatePeers(500) } });
     cleanup.push(() => node.stop());
-    const { daemon } = await startTestDaemon({ nodes: [{ name: 'big', url: node.url, watch: { all_validators: true } }], poll: { interval: '2s', timeout: '1500ms' } });
+    const { daemon } = await startTestDaemon({
+      nodes: [{ name: 'big', url: node.url, watch: { all_validators: true } }],
+      poll: { interval: '2s', timeout: '1500ms' },
+    });
     cleanup.push(() => daemon.stop());
     await waitUntilAllUp(daemon);
     const served = daemon.exposition();
@@ -200,9 +205,18 @@ describe('cached exposition', () => {
   it('stays byte-identical to a fresh render while rounds change one node and not the other', async () => {
     const changing = await FakeNode.start();
     const steady = await FakeNode.start();
-    cleanup.push(() => changing.stop(), () => steady.stop());
+    cleanup.push(
+      () => changing.stop(),
+      () => steady.stop(),
+    );
     // Rounds only when the test asks (pollNow), so the state cannot move between the served render and the fresh one.
-    const { daemon } = await startTestDaemon({ nodes: [{ name: 'changing', url: changing.url }, { name: 'steady', url: steady.url }], poll: { interval: '1h', max_age: '2h' } });
+    const { daemon } = await startTestDaemon({
+      nodes: [
+        { name: 'changing', url: changing.url },
+        { name: 'steady', url: steady.url },
+      ],
+      poll: { interval: '1h', max_age: '2h' },
+    });
     cleanup.push(() => daemon.stop());
     await waitUntilAllUp(daemon);
     for (let i = 0; i < 4; i++) {

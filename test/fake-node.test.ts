@@ -9,16 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeNode, type FakeCheck, type FakeNodeState, type FakeValidator } from '../src/fake/fake-node.js';
-import {
-  cb58Decode,
-  cb58Encode,
-  defaultFakeState,
-  FIXTURE_IDS,
-  generatePeers,
-  generateValidators,
-  isCb58Id,
-  isCb58NodeId,
-} from '../src/fake/fake-data.js';
+import { cb58Decode, cb58Encode, defaultFakeState, FIXTURE_IDS, generatePeers, generateValidators, isCb58Id, isCb58NodeId } from '../src/fake/fake-data.js';
 import { createDemoState, startDemoNode } from '../src/fake/demo-node.js';
 import { FIXTURE_DIR } from './helpers/fixtures.js';
 
@@ -151,7 +142,10 @@ function header(h: Record<string, string>, name: string): string | undefined {
 
 function loadFixtureCases(): FixtureCase[] {
   const cases: FixtureCase[] = [];
-  for (const file of fs.readdirSync(FIXTURE_DIR).filter((f) => /^node\..*\.json$/.test(f)).sort()) {
+  for (const file of fs
+    .readdirSync(FIXTURE_DIR)
+    .filter((f) => /^node\..*\.json$/.test(f))
+    .sort()) {
     const doc = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, file), 'utf8')) as {
       request: WireRequest;
       response: WireResponse;
@@ -241,8 +235,7 @@ const SETUP: Record<string, (node: FakeNode, c: FixtureCase) => void> = {
       uptime: 100,
       connected: true,
       signer: {
-        publicKey:
-          '0x691e038584bed9540d1de22b8dda20b166a308e7763144628cc4f92d75a6d4019552b760676f23f33c08b76f99cf70cd',
+        publicKey: '0x691e038584bed9540d1de22b8dda20b166a308e7763144628cc4f92d75a6d4019552b760676f23f33c08b76f99cf70cd',
         proofOfPossession:
           '0xef6c85ce8961db5486b03cc7189f895bf27a3bd9b229a00aa4af251c875c992dad2ff9eba5280b4c82b27fcc554f8399cb888e188cd354faa681a81ac21f75cc99936021d29f7307bdf05b134fb2a6b5ce5126819fedc128414a0d1f8cd6e4a4',
       },
@@ -592,9 +585,7 @@ describe('faults', () => {
 
   it('hangs until the client times out, and stop() still completes', async () => {
     node.setFault('*', { kind: 'hang' });
-    await expect(
-      request(node, { method: 'GET', path: '/ext/health', timeoutMs: 150 }),
-    ).rejects.toThrow('client timeout');
+    await expect(request(node, { method: 'GET', path: '/ext/health', timeoutMs: 150 })).rejects.toThrow('client timeout');
     // A hung request in flight must not block stop().
     const pending = request(node, { method: 'GET', path: '/ext/health' });
     await new Promise((r) => setTimeout(r, 50));
@@ -621,7 +612,9 @@ describe('faults', () => {
     node.setFault('info.peers', { kind: 'body', body: '{"jsonrpc":"2.0","result":{"numPeers":' });
     const res = await peersCall();
     expect(res.status).toBe(200);
-    expect(() => JSON.parse(res.text)).toThrow();
+    expect(() => {
+      JSON.parse(res.text);
+    }).toThrow();
 
     node.setFault('info.getNodeID', { kind: 'rpc-error', code: -32000, message: 'something broke' });
     expect(await rpc(node, '/ext/info', 'info.getNodeID')).toEqual({
@@ -701,8 +694,18 @@ describe('fake data', () => {
       expect(v.endTime).toBeGreaterThan(v.startTime);
       expect(v.weight).toBeGreaterThanOrEqual(2000n * 1_000_000_000n);
     }
-    const peers = generatePeers(500, 3, a.map((v) => v.nodeId));
-    expect(generatePeers(500, 3, a.map((v) => v.nodeId))).toEqual(peers);
+    const peers = generatePeers(
+      500,
+      3,
+      a.map((v) => v.nodeId),
+    );
+    expect(
+      generatePeers(
+        500,
+        3,
+        a.map((v) => v.nodeId),
+      ),
+    ).toEqual(peers);
     expect(new Set(peers.map((p) => p.nodeId)).size).toBe(500);
     expect(peers[0]?.nodeId).toBe(a[0]?.nodeId);
     expect(new Set(peers.map((p) => p.version))).toContain('avalanchego/1.14.1');

@@ -10,10 +10,15 @@ const answer = (variant?: string): HealthAnswer => {
   return { ok: f.response.status === 200, body: f.response.body as HealthAnswer['body'] };
 };
 
-describe('the futureupgrade health check and the peers\' upgrade times', () => {
+describe("the futureupgrade health check and the peers' upgrade times", () => {
   it('reads the fixture: the local and the stake-mode upgrade time, its share, the distinct times', () => {
     const v = healthValueFrom(answer(), answer('readiness'), answer('liveness'));
-    expect(v.futureUpgrade).toEqual({ localTime: Date.parse('2025-11-19T16:00:00Z') / 1000, stakeModeTime: Date.parse('2025-11-19T16:00:00Z') / 1000, stakeModeRatio: 0.9941236417, distinctTimes: 2 });
+    expect(v.futureUpgrade).toEqual({
+      localTime: Date.parse('2025-11-19T16:00:00Z') / 1000,
+      stakeModeTime: Date.parse('2025-11-19T16:00:00Z') / 1000,
+      stakeModeRatio: 0.9941236417,
+      distinctTimes: 2,
+    });
     const samples = healthSource.collect(v, 'n');
     const get = (name: string) => samples.find((s) => s.name === name)?.value;
     expect(get('avax_node_future_upgrade_stake_mode_ratio')).toBeCloseTo(0.9941236417, 12);
@@ -23,10 +28,22 @@ describe('the futureupgrade health check and the peers\' upgrade times', () => {
   });
 
   it('an upgrade most of the stake knows and this node does not: unknown 1; under half the stake: 0', () => {
-    const check = (pct: number) => ({ futureupgrade: { message: { localUpgradeTime: '2025-11-19T16:00:00Z', modeUpgradeTime: '2026-12-01T16:00:00Z', modeUpgradeWeightPercentage: pct, numUpgradeTimes: 2, timeUntilUpgrade: '168h0m0s' } } });
+    const check = (pct: number) => ({
+      futureupgrade: {
+        message: {
+          localUpgradeTime: '2025-11-19T16:00:00Z',
+          modeUpgradeTime: '2026-12-01T16:00:00Z',
+          modeUpgradeWeightPercentage: pct,
+          numUpgradeTimes: 2,
+          timeUntilUpgrade: '168h0m0s',
+        },
+      },
+    });
     const unknown = (pct: number) => {
       const fu = futureUpgradeFrom(check(pct));
-      return healthSource.collect({ healthy: true, partialSync: false, ready: true, live: true, checks: [], ...(fu ? { futureUpgrade: fu } : {}) }, 'n').find((s) => s.name === 'avax_node_future_upgrade_unknown')?.value;
+      return healthSource
+        .collect({ healthy: true, partialSync: false, ready: true, live: true, checks: [], ...(fu ? { futureUpgrade: fu } : {}) }, 'n')
+        .find((s) => s.name === 'avax_node_future_upgrade_unknown')?.value;
     };
     expect(unknown(72.5)).toBe(1);
     expect(unknown(50)).toBe(1);
@@ -34,7 +51,9 @@ describe('the futureupgrade health check and the peers\' upgrade times', () => {
   });
 
   it('each field on its own: an odd value drops that series only; no details, no series', () => {
-    const fu = futureUpgradeFrom({ futureupgrade: { message: { localUpgradeTime: 'soon', modeUpgradeTime: '2026-12-01T16:00:00Z', modeUpgradeWeightPercentage: 250, numUpgradeTimes: 3 } } });
+    const fu = futureUpgradeFrom({
+      futureupgrade: { message: { localUpgradeTime: 'soon', modeUpgradeTime: '2026-12-01T16:00:00Z', modeUpgradeWeightPercentage: 250, numUpgradeTimes: 3 } },
+    });
     expect(fu).toEqual({ localTime: undefined, stakeModeTime: Date.parse('2026-12-01T16:00:00Z') / 1000, stakeModeRatio: undefined, distinctTimes: 3 });
     expect(futureUpgradeFrom({ futureupgrade: {} })).toBeUndefined();
     expect(futureUpgradeFrom({})).toBeUndefined();
@@ -60,7 +79,13 @@ describe('the futureupgrade health check and the peers\' upgrade times', () => {
     if (!first) throw new Error('the fixture world has peers');
     first.upgradeTime = later;
     node.state.health['futureupgrade'] = {
-      message: { localUpgradeTime: '2025-11-19T16:00:00Z', modeUpgradeTime: '2026-12-01T16:00:00Z', modeUpgradeWeightPercentage: 81.5, numUpgradeTimes: 2, timeUntilUpgrade: '168h0m0s' },
+      message: {
+        localUpgradeTime: '2025-11-19T16:00:00Z',
+        modeUpgradeTime: '2026-12-01T16:00:00Z',
+        modeUpgradeWeightPercentage: 81.5,
+        numUpgradeTimes: 2,
+        timeUntilUpgrade: '168h0m0s',
+      },
       timestamp: '2026-11-24T00:00:00Z',
       duration: 1000,
     };

@@ -36,7 +36,13 @@ describe('will this validator be rewarded?', () => {
     setSelf(c, start, 100);
     c.state.upgrades.heliconTime = new Date((start + 60) * 1000).toISOString().replace('.000Z', 'Z');
 
-    const { daemon } = await daemonFor({ nodes: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }, { name: 'c', url: c.url }] });
+    const { daemon } = await daemonFor({
+      nodes: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+        { name: 'c', url: c.url },
+      ],
+    });
     await waitUntilAllUp(daemon);
     const text = await scrape(daemon);
     const t1 = Math.floor(Date.now() / 1000);
@@ -108,7 +114,12 @@ describe('L1 validators: uptime from the L1 chain, balance runway', () => {
   it('a chain without the validators API (404) is skipped, not a failure; without watched subnets nothing is asked', async () => {
     const node = await fakeNode();
     delete node.state.l1Uptimes[CHAIN];
-    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url, watch: { subnet_ids: [L1] } }, { name: 'plain', url: node.url }] });
+    const { daemon } = await daemonFor({
+      nodes: [
+        { name: 'fake', url: node.url, watch: { subnet_ids: [L1] } },
+        { name: 'plain', url: node.url },
+      ],
+    });
     await waitUntilAllUp(daemon);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'l1_uptime' })).toBe(1);
@@ -168,7 +179,7 @@ describe('L1 validations watched by id (platform.getL1Validator)', () => {
 });
 
 describe('uptime as the peers see the node', () => {
-  it('exports nearest-rank quantiles of the connected peers\' observed uptime', async () => {
+  it("exports nearest-rank quantiles of the connected peers' observed uptime", async () => {
     const node = await fakeNode();
     const template = node.state.peers[0];
     if (!template) throw new Error('fixture world has no peers');

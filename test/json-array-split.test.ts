@@ -16,7 +16,7 @@ async function itemsOf(text: string, path: string[]): Promise<unknown[] | undefi
   const out: unknown[] = [];
   for (let i = 0; i < split.spans.length; i += 2) out.push(JSON.parse(body.subarray(split.spans[i], split.spans[i + 1]).toString('utf8')));
   // What is left around the array is valid JSON holding an empty array.
-  const rest = JSON.parse(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]).toString('utf8'));
+  const rest = JSON.parse(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]).toString('utf8')) as unknown;
   let at: unknown = rest;
   for (const k of path) at = (at as Record<string, unknown>)[k];
   expect(at).toEqual([]);
@@ -64,7 +64,7 @@ describe('splitJsonArray', () => {
       '{"error":{"code":-32000,"message":"x"},"id":1}', // no such array
       '{"result":{"validators":{"a":1}},"id":1}', // not an array
       '{"result":[{"validators":[1]}],"id":1}', // the parent is not an object
-      '{"result":{"validators":[1,2',  // truncated
+      '{"result":{"validators":[1,2', // truncated
       '{"result":{"validators":[1,,2]},"id":1}', // empty item
       '{"result":{"validators":[1,2,]},"id":1}', // trailing comma
       '{"result":{"validators":[1],"validators":[2]},"id":1}', // the key twice
@@ -113,8 +113,14 @@ describe('JsonRpcClient.callArray and the round memo', () => {
       node.setFault('info.peers', { kind: 'result', json: '{"numPeers":"0","peers":null}' });
       expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).toEqual({ items: [], rest: { numPeers: '0' } });
       node.setFault('info.peers', { kind: 'result', json: '{"numPeers":"2","peers":[{"nodeID":"a"},{"nodeID":"b"}]}' });
-      expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).toEqual({ items: [{ nodeID: 'a' }, { nodeID: 'b' }], rest: { numPeers: '2' } });
-      expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, { ...spec, splitMinBytes: 0 }, deadline)).toEqual({ items: [{ nodeID: 'a' }, { nodeID: 'b' }], rest: { numPeers: '2' } });
+      expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).toEqual({
+        items: [{ nodeID: 'a' }, { nodeID: 'b' }],
+        rest: { numPeers: '2' },
+      });
+      expect(await rpc.callWithArray('/ext/info', 'info.peers', {}, { ...spec, splitMinBytes: 0 }, deadline)).toEqual({
+        items: [{ nodeID: 'a' }, { nodeID: 'b' }],
+        rest: { numPeers: '2' },
+      });
       node.setFault('info.peers', { kind: 'result', json: '{"numPeers":2,"peers":[]}' });
       await expect(rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).rejects.toThrow(/numPeers/);
     } finally {
@@ -129,12 +135,18 @@ describe('JsonRpcClient.callArray and the round memo', () => {
       const deadline = { signal: new AbortController().signal, at: Date.now() + 10_000 };
       node.setFault('platform.getCurrentValidators', { kind: 'result', json: '{"validators":[{"nodeID":"a"},{"nodeID":7}]}' });
       for (const min of [0, Infinity]) {
-        await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline, undefined, min)).rejects.toThrow(/validators\.1\.nodeID/);
+        await expect(
+          rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline, undefined, min),
+        ).rejects.toThrow(/validators\.1\.nodeID/);
       }
       node.setFault('platform.getCurrentValidators', { kind: 'rpc-error', code: -32000, message: 'boom' });
-      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(/JSON-RPC error -32000: boom/);
+      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline)).rejects.toThrow(
+        /JSON-RPC error -32000: boom/,
+      );
       node.setFault('platform.getCurrentValidators', { kind: 'body', body: '{"jsonrpc":"2.0","id":1,"result":{"validators":[{"nodeID":"a"},{"nodeID":"b"' });
-      await expect(rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline, undefined, 0)).rejects.toThrow(/not valid JSON/);
+      await expect(
+        rpc.callArray('/ext/bc/P', 'platform.getCurrentValidators', {}, 'validators', z.object({ nodeID: z.string() }), deadline, undefined, 0),
+      ).rejects.toThrow(/not valid JSON/);
     } finally {
       await node.stop();
     }

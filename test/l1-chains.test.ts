@@ -9,7 +9,17 @@ const L1 = FIXTURE_IDS.l1SubnetId;
 const CHAIN = FIXTURE_IDS.l1ChainId;
 
 function uptime(nodeId: string, validationId: string, weight: number, uptimePercentage = 99.5): FakeL1Uptime {
-  return { validationId, nodeId, weight, startTimestamp: 1734034648, isActive: true, isL1Validator: true, isConnected: true, uptimePercentage, uptimeSeconds: 1000 };
+  return {
+    validationId,
+    nodeId,
+    weight,
+    startTimestamp: 1734034648,
+    isActive: true,
+    isL1Validator: true,
+    isConnected: true,
+    uptimePercentage,
+    uptimeSeconds: 1000,
+  };
 }
 
 describe('L1 chains as real nodes report them', () => {
@@ -51,7 +61,11 @@ describe('L1 chains as real nodes report them', () => {
       const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url, watch: { subnet_ids: [L1] } }] });
       await waitUntilAllUp(daemon);
       const text = await scrape(daemon);
-      expect(seriesOf(text, 'avax_node_bootstrapped', { node: 'n' }).map((s) => s.labels['chain']).sort()).toEqual(['C', CHAIN, 'P', 'X'].sort());
+      expect(
+        seriesOf(text, 'avax_node_bootstrapped', { node: 'n' })
+          .map((s) => s.labels['chain'])
+          .sort(),
+      ).toEqual(['C', CHAIN, 'P', 'X'].sort());
     });
   });
 
@@ -60,7 +74,15 @@ describe('L1 chains as real nodes report them', () => {
     const second = addL1Chain(state, L1, 'second', [uptime(FIXTURE_IDS.nodeId, FIXTURE_IDS.l1ValidationId, 20, 97)]);
     bootstrappingChain(state, CHAIN);
     await withNode(state, async (node) => {
-      expect((await fetch(`${node.url}/ext/bc/${CHAIN}/validators`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"validators.getCurrentValidators","params":{}}' })).status).toBe(503);
+      expect(
+        (
+          await fetch(`${node.url}/ext/bc/${CHAIN}/validators`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"jsonrpc":"2.0","id":1,"method":"validators.getCurrentValidators","params":{}}',
+          })
+        ).status,
+      ).toBe(503);
       const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url, watch: { subnet_ids: [L1] } }] });
       await waitUntilAllUp(daemon);
       const text = await scrape(daemon);
@@ -122,7 +144,14 @@ describe('L1 chains as real nodes report them', () => {
 });
 
 describe('the L1 series cap keeps a stable choice', () => {
-  const rec = (nodeId: string, weight: number | undefined, validationId = `v-${nodeId}`): L1UptimeRecord => ({ nodeId, validationId, uptimeRatio: 1, connected: true, active: true, weight });
+  const rec = (nodeId: string, weight: number | undefined, validationId = `v-${nodeId}`): L1UptimeRecord => ({
+    nodeId,
+    validationId,
+    uptimeRatio: 1,
+    connected: true,
+    active: true,
+    weight,
+  });
   it('heaviest first, then by node id and validation id, whatever the input order', () => {
     const records = [rec('NodeID-C', 5), rec('NodeID-A', 5), rec('NodeID-B', 9), rec('NodeID-D', undefined), rec('NodeID-A', 5, 'v-0')];
     const expected = ['NodeID-B', 'NodeID-A', 'NodeID-A'];

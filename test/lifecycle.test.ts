@@ -39,13 +39,25 @@ describe('configuration reload', () => {
   it('a good config takes effect without dropping unchanged nodes’ data; a bad one is rejected and the old one keeps running', async () => {
     const [a, b, c] = [await fake(), await fake(), await fake()];
     c.state.heights.P = 333n;
-    const raw = { current: { nodes: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }] } as Record<string, unknown> };
+    const raw = {
+      current: {
+        nodes: [
+          { name: 'a', url: a.url },
+          { name: 'b', url: b.url },
+        ],
+      } as Record<string, unknown>,
+    };
     const { daemon, logs } = await reloadable(raw);
     await waitUntilAllUp(daemon);
     const pollerA = daemon.pollers.find((p) => p.name === 'a');
     const pollsBefore = valueOf(await scrape(daemon), 'avax_source_polls_total', { node: 'a', source: 'info' }) ?? 0;
 
-    raw.current = { nodes: [{ name: 'a', url: a.url }, { name: 'c', url: c.url }] };
+    raw.current = {
+      nodes: [
+        { name: 'a', url: a.url },
+        { name: 'c', url: c.url },
+      ],
+    };
     const ok = await daemon.reload();
     expect(ok).toMatchObject({ ok: true });
     expect(ok.message).toMatch(/1 node\(s\) unchanged, 1 started, 1 removed/);
@@ -112,7 +124,9 @@ describe('series cap', () => {
     const text = await scrape(daemon);
     const active = seriesOf(text, 'avax_validator_active', { node: 'n', subnet: '11111111111111111111111111111111LpoYY' });
     expect(active.map((s) => s.labels['node_id'])).toEqual([FIXTURE_IDS.nodeId]); // the node's own id is watched
-    expect(valueOf(text, 'avax_exporter_validators_omitted', { node: 'n', subnet: '11111111111111111111111111111111LpoYY' })).toBe(node.state.primaryValidators.length - 1);
+    expect(valueOf(text, 'avax_exporter_validators_omitted', { node: 'n', subnet: '11111111111111111111111111111111LpoYY' })).toBe(
+      node.state.primaryValidators.length - 1,
+    );
     expect(logs.lines.filter((l) => String(l['msg']).startsWith('validator set larger than'))).toHaveLength(1);
     // avax_exporter_series reports the size of the previous exposition: about what this one holds.
     const series = valueOf(text, 'avax_exporter_series') ?? 0;

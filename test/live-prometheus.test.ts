@@ -49,7 +49,14 @@ const WAIT_MS = 25_000;
 /** What each template variable is set to: the fake node's values. Every query variable of the dashboards must be listed. */
 const VARIABLE_VALUES: Record<string, string> = { job: JOB, node: NODE, node_id: SELF };
 /** Grafana's built-in variables, sized for a 1 s scrape interval (rate windows hold several samples). */
-const GRAFANA_BUILTINS: Record<string, string> = { __rate_interval: '10s', __interval: '2s', __interval_ms: '2000', __range: '5m', __range_s: '300', __range_ms: '300000' };
+const GRAFANA_BUILTINS: Record<string, string> = {
+  __rate_interval: '10s',
+  __interval: '2s',
+  __interval_ms: '2000',
+  __range: '5m',
+  __range_s: '300',
+  __range_ms: '300000',
+};
 
 /**
  * Queries that cannot return data at rest, with the reason: panels that only
@@ -58,7 +65,8 @@ const GRAFANA_BUILTINS: Record<string, string> = { __rate_interval: '10s', __int
  */
 const WHILE_CHECK_FAILS = [{ dashboard: 'avax-fleet-overview', panelId: 15, title: 'Failing health checks', refIds: ['A', 'B'] }];
 
-const isWhileCheckFails = (q: QueryRef) => WHILE_CHECK_FAILS.some((e) => q.panel?.dashboard === e.dashboard && q.panel.id === e.panelId && e.refIds.includes(q.panel.refId));
+const isWhileCheckFails = (q: QueryRef) =>
+  WHILE_CHECK_FAILS.some((e) => q.panel?.dashboard === e.dashboard && q.panel.id === e.panelId && e.refIds.includes(q.panel.refId));
 
 // ------------------------------------------------------------- processes
 
@@ -193,7 +201,17 @@ async function start(): Promise<void> {
   // The fake Data API too, so the Data API panels and the node-behind-the-Data-API alert have data.
   dataApi = await FakeDataApi.start();
   exporter = await startTestDaemon({
-    nodes: [{ name: NODE, url: node.url, watch: { node_ids: [FIXTURE_IDS.nodeId, DISCONNECTED_VALIDATOR, BENCHED_VALIDATOR], subnet_ids: [FIXTURE_IDS.l1SubnetId], validation_ids: [FIXTURE_IDS.l1ValidationId] } }],
+    nodes: [
+      {
+        name: NODE,
+        url: node.url,
+        watch: {
+          node_ids: [FIXTURE_IDS.nodeId, DISCONNECTED_VALIDATOR, BENCHED_VALIDATOR],
+          subnet_ids: [FIXTURE_IDS.l1SubnetId],
+          validation_ids: [FIXTURE_IDS.l1ValidationId],
+        },
+      },
+    ],
     data_api: { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 },
     // Watched wallets, so the wallet dashboard has data (the fakes answer 0 for addresses they do not know).
     addresses: [

@@ -29,7 +29,10 @@ describe('a node that goes away', () => {
     it(`${way.name}: every source is down and its peers are not served past the max age`, async () => {
       const node = await fakeNode();
       // info.peers is due only every 30 s: without the node-wide rule its series would stay for 30 s + the max age.
-      const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '200ms', timeout: '180ms', max_age: '600ms', peers_interval: '30s' } });
+      const { daemon } = await daemonFor({
+        nodes: [{ name: 'n', url: node.url }],
+        poll: { interval: '200ms', timeout: '180ms', max_age: '600ms', peers_interval: '30s' },
+      });
       await waitUntilAllUp(daemon);
       let text = await scrape(daemon);
       expect(valueOf(text, 'avax_node_peers', { node: 'n' })).toBe(3);
@@ -63,7 +66,10 @@ describe('a node that goes away', () => {
   it('a source failing on its own (the node answers) does not take the others down', async () => {
     const node = await fakeNode();
     node.setFault('info.uptime', { kind: 'status', status: 502 });
-    const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '200ms', timeout: '180ms', max_age: '600ms', peers_interval: '30s' } });
+    const { daemon } = await daemonFor({
+      nodes: [{ name: 'n', url: node.url }],
+      poll: { interval: '200ms', timeout: '180ms', max_age: '600ms', peers_interval: '30s' },
+    });
     await eventually(async () => valueOf(await scrape(daemon), 'avax_source_up', { node: 'n', source: 'peers' }) === 1, 3_000);
     await daemon.waitForRounds(5);
     const text = await scrape(daemon);

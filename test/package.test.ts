@@ -50,7 +50,10 @@ beforeAll(() => {
   const out = ok(npm(['pack', '--json', '--pack-destination', tmp], ROOT), 'npm pack');
   packed = (JSON.parse(out.slice(out.indexOf('['))) as (typeof packed)[])[0] as typeof packed;
   prefix = join(tmp, 'prefix');
-  ok(npm(['install', '-g', '--prefix', prefix, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(tmp, packed.filename)], tmp), 'npm install of the tarball');
+  ok(
+    npm(['install', '-g', '--prefix', prefix, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(tmp, packed.filename)], tmp),
+    'npm install of the tarball',
+  );
   installed = join(prefix, 'lib', 'node_modules', pkg.name);
 }, 170_000);
 
@@ -65,11 +68,18 @@ describe('npm package', () => {
     expect(files.filter((f) => !/^dist\/.+\.js$/.test(f) && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
     expect(files.filter((f) => /tools|bench|soak|metrics-doc|\.map$/.test(f))).toEqual([]);
     // Every shipped module exists in src/ (the build is of src/ only, not leftovers of an older tree).
-    for (const f of files.filter((x) => x.startsWith('dist/'))) expect(existsSync(join(ROOT, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))), f).toBe(true);
+    for (const f of files.filter((x) => x.startsWith('dist/')))
+      expect(existsSync(join(ROOT, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))), f).toBe(true);
   });
 
   it('installs with production dependencies only, and imports nothing else', () => {
-    expect(filesUnder(join(installed, 'dist'))).toEqual(packed.files.map((f) => f.path).filter((f) => f.startsWith('dist/')).map((f) => f.slice(5)).sort());
+    expect(filesUnder(join(installed, 'dist'))).toEqual(
+      packed.files
+        .map((f) => f.path)
+        .filter((f) => f.startsWith('dist/'))
+        .map((f) => f.slice(5))
+        .sort(),
+    );
     expect(unshippableImports(join(installed, 'dist'))).toEqual([]);
     const deps = readdirSync(join(installed, 'node_modules'));
     for (const dev of Object.keys(manifest.devDependencies ?? {})) expect(deps, `dev dependency ${dev} installed`).not.toContain(dev.split('/')[0]);

@@ -6,7 +6,11 @@ import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntil
 
 /** Runs one JSON-RPC call against the fake and returns the parsed body. */
 async function rpc(url: string, path: string, method: string, params: unknown = {}): Promise<{ result?: unknown; error?: unknown }> {
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return (await res.json()) as { result?: unknown; error?: unknown };
 }
 
@@ -21,8 +25,11 @@ describe('a partial-sync node (--partial-sync-primary-network)', () => {
       expect((await fetch(`${node.url}/ext/bc/C/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
       expect((await rpc(node.url, '/ext/info', 'info.isBootstrapped', { chain: 'X' })).result).toEqual({ isBootstrapped: false });
       expect((await rpc(node.url, '/ext/info', 'info.isBootstrapped', { chain: 'P' })).result).toEqual({ isBootstrapped: true });
-      expect((await rpc(node.url, '/ext/bc/P', 'platform.getHeight')).result).toEqual({ height: expect.any(String) });
-      const health = (await (await fetch(`${node.url}/ext/health`)).json()) as { checks: Record<string, { message?: unknown; error?: unknown }>; healthy: boolean };
+      expect((await rpc(node.url, '/ext/bc/P', 'platform.getHeight')).result).toEqual({ height: expect.any(String) as unknown });
+      const health = (await (await fetch(`${node.url}/ext/health`)).json()) as {
+        checks: Record<string, { message?: unknown; error?: unknown }>;
+        healthy: boolean;
+      };
       expect(Object.keys(health.checks)).toContain('validation');
       expect(Object.keys(health.checks)).not.toContain('X');
       expect(Object.keys(health.checks)).not.toContain('C');
@@ -88,7 +95,11 @@ describe('a partial-sync node (--partial-sync-primary-network)', () => {
       await waitUntilAllUp(daemon);
       const text = await scrape(daemon);
       expect(valueOf(text, 'avax_node_partial_sync', { node: 'n' })).toBe(0);
-      expect(seriesOf(text, 'avax_chain_height', { node: 'n' }).map((s) => s.labels['chain']).sort()).toEqual(['C', 'P', 'X']);
+      expect(
+        seriesOf(text, 'avax_chain_height', { node: 'n' })
+          .map((s) => s.labels['chain'])
+          .sort(),
+      ).toEqual(['C', 'P', 'X']);
     } finally {
       await node.stop();
     }

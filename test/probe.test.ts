@@ -40,7 +40,12 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-const EMPTY: Exposition = { text: Buffer.from(''), gzip: async () => gzipSync(''), series: 0, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const EMPTY: Exposition = {
+  text: Buffer.from(''),
+  gzip: () => Promise.resolve(gzipSync('')),
+  series: 0,
+  contentType: 'text/plain; version=0.0.4; charset=utf-8',
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -51,7 +56,11 @@ interface ProbeAnswer {
 }
 
 /** GET /probe with `target` (URL-encoded), or with a raw query string. */
-async function probe(daemon: Daemon, target: string | undefined, init: { query?: string; headers?: Record<string, string>; method?: string } = {}): Promise<ProbeAnswer> {
+async function probe(
+  daemon: Daemon,
+  target: string | undefined,
+  init: { query?: string; headers?: Record<string, string>; method?: string } = {},
+): Promise<ProbeAnswer> {
   const qs = init.query ?? (target === undefined ? '' : `?${new URLSearchParams({ target }).toString()}`);
   const res = await fetch(`${daemon.url}/probe${qs}`, { method: init.method ?? 'GET', headers: { 'accept-encoding': 'identity', ...init.headers } });
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
@@ -62,7 +71,8 @@ function series(text: string): { name: string; labels: Record<string, string> }[
   return [...parseExposition(text).keys()].map((key) => {
     const brace = key.indexOf('{');
     const labels: Record<string, string> = {};
-    if (brace !== -1) for (const m of key.slice(brace + 1, -1).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1] as string] = (m[2] as string).replace(/\\(.)/g, '$1');
+    if (brace !== -1)
+      for (const m of key.slice(brace + 1, -1).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1] as string] = (m[2] as string).replace(/\\(.)/g, '$1');
     return { name: brace === -1 ? key : key.slice(0, brace), labels };
   });
 }
@@ -107,7 +117,13 @@ describe('/probe of a configured node', () => {
     const a = await fakeNode();
     const b = await fakeNode();
     // A long interval: no background round runs while the probes are made.
-    const { daemon } = await daemonFor({ nodes: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], poll: { interval: '60s', timeout: '5s' } });
+    const { daemon } = await daemonFor({
+      nodes: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      poll: { interval: '60s', timeout: '5s' },
+    });
     await waitUntilAllUp(daemon);
     a.clearCalls();
     b.clearCalls();
@@ -259,7 +275,12 @@ describe('/probe of a probe.targets URL', () => {
   it('after a reload: a URL taken off the allow-list is refused and its poller dropped; a changed poll setting starts a new poller', async () => {
     const c = await fakeNode();
     const logs = new LogCapture();
-    let config = buildConfig({ data_api: { enabled: false }, nodes: [], probe: { targets: [c.url], idle_timeout: '1s' }, poll: { interval: '500ms', timeout: '400ms' } });
+    let config = buildConfig({
+      data_api: { enabled: false },
+      nodes: [],
+      probe: { targets: [c.url], idle_timeout: '1s' },
+      poll: { interval: '500ms', timeout: '400ms' },
+    });
     const transport = new HttpTransport();
     const service = new ProbeService({
       config: () => config,
@@ -283,7 +304,12 @@ describe('/probe of a probe.targets URL', () => {
     await sleep(600);
     expect(await polls()).toBe(2);
     // Another poll timeout: the old poller and what it counted go, a new one starts.
-    config = buildConfig({ data_api: { enabled: false }, nodes: [], probe: { targets: [c.url], idle_timeout: '1s' }, poll: { interval: '500ms', timeout: '300ms' } });
+    config = buildConfig({
+      data_api: { enabled: false },
+      nodes: [],
+      probe: { targets: [c.url], idle_timeout: '1s' },
+      poll: { interval: '500ms', timeout: '300ms' },
+    });
     expect(await polls()).toBe(1);
     expect(logs.withMsg('probe target dropped')).toEqual([expect.objectContaining({ reason: 'configuration changed' })]);
     // Off the allow-list: refused at once, and the sweeper drops its poller.
@@ -297,7 +323,11 @@ describe('/probe of a probe.targets URL', () => {
   it('probe.max_targets: one more probe-only URL is refused with 503, without a connection, until one goes idle', async () => {
     const x = await fakeNode();
     const y = await fakeNode();
-    const { daemon } = await daemonFor({ nodes: [], probe: { targets: [x.url, y.url], max_targets: 1, idle_timeout: '1s' }, poll: { interval: '500ms', timeout: '400ms' } });
+    const { daemon } = await daemonFor({
+      nodes: [],
+      probe: { targets: [x.url, y.url], max_targets: 1, idle_timeout: '1s' },
+      poll: { interval: '500ms', timeout: '400ms' },
+    });
     expect((await probe(daemon, x.url)).status).toBe(200);
     const refused = await probe(daemon, y.url);
     expect(refused.status).toBe(503);
@@ -315,7 +345,11 @@ describe('/probe refuses what is not on the allow-list, and connects to nothing 
     const t = await trap();
     const redirect = await redirector(`http://127.0.0.1:${t.port}/only-this-path`);
     const allowedTrapUrl = `http://127.0.0.1:${t.port}/only-this-path`;
-    const { daemon, logs } = await daemonFor({ nodes: [{ name: 'a', url: a.url }], probe: { targets: [allowedTrapUrl, redirect.url] }, poll: { interval: '60s', timeout: '2s' } });
+    const { daemon, logs } = await daemonFor({
+      nodes: [{ name: 'a', url: a.url }],
+      probe: { targets: [allowedTrapUrl, redirect.url] },
+      poll: { interval: '60s', timeout: '2s' },
+    });
     await waitUntilAllUp(daemon);
 
     const badRequests: [string, RegExp][] = [
@@ -385,12 +419,19 @@ describe('/probe refuses what is not on the allow-list, and connects to nothing 
     writeFileSync(webConfig, `basic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret', 4)}\n`);
     const asked: string[] = [];
     const prober = {
-      probe: async (target: string) => {
+      probe: (target: string) => {
         asked.push(target);
-        return { status: 403 as const, message: 'target refused: test' };
+        return Promise.resolve({ status: 403 as const, message: 'target refused: test' });
       },
     };
-    const server = createExporterServer({ telemetryPath: '/metrics', exposition: () => EMPTY, ready: () => true, landing: () => '', webConfigFile: webConfig, probe: createProbeHandler(prober) });
+    const server = createExporterServer({
+      telemetryPath: '/metrics',
+      exposition: () => EMPTY,
+      ready: () => true,
+      landing: () => '',
+      webConfigFile: webConfig,
+      probe: createProbeHandler(prober),
+    });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     cleanups.push(() => new Promise<void>((ok) => server.close(() => ok())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/probe?target=x`;
@@ -402,7 +443,13 @@ describe('/probe refuses what is not on the allow-list, and connects to nothing 
   });
 
   it('resolveProbeTarget: names first, then normalized URLs; nothing else', () => {
-    const node = { name: 'n', url: 'http://user:secret@10.0.0.1:9650', headers: {}, secretHeaders: [], watch: { nodeIds: [], allValidators: false, subnetIds: [], maxValidators: 1 } };
+    const node = {
+      name: 'n',
+      url: 'http://user:secret@10.0.0.1:9650',
+      headers: {},
+      secretHeaders: [],
+      watch: { nodeIds: [], allValidators: false, subnetIds: [], maxValidators: 1 },
+    };
     const extra = { ...node, name: '10.0.0.2:9650', url: 'http://10.0.0.2:9650/proxy/node-2' };
     expect(resolveProbeTarget('n', [node], [extra])).toEqual({ kind: 'node', node });
     // The configured node's credentials are not needed (nor accepted) to name it.
@@ -462,13 +509,20 @@ describe('probe configuration', () => {
         'probe: unknown key(s): module',
       ]),
     );
-    expect(problemsOf(() => buildConfig({ ...base, probe: { targets: ['http://b:9650', 'http://B:9650/'] } }))).toEqual(['probe.targets[1]: the same URL as probe.targets[0]']);
-    expect(problemsOf(() => buildConfig({ ...base, poll: { interval: '30s' }, probe: { idle_timeout: '10s' } }))).toEqual(['probe.idle_timeout: must be at least poll.interval (10s < 30s)']);
+    expect(problemsOf(() => buildConfig({ ...base, probe: { targets: ['http://b:9650', 'http://B:9650/'] } }))).toEqual([
+      'probe.targets[1]: the same URL as probe.targets[0]',
+    ]);
+    expect(problemsOf(() => buildConfig({ ...base, poll: { interval: '30s' }, probe: { idle_timeout: '10s' } }))).toEqual([
+      'probe.idle_timeout: must be at least poll.interval (10s < 30s)',
+    ]);
     expect(problemsOf(() => buildConfig({ ...base, probe: { max_targets: 10_001 } }))).toEqual(['probe.max_targets: must be at most 10000']);
   });
 
   it('reads --probe.* flags and AVAX_EXPORTER_PROBE_* variables', () => {
-    const { config } = loadConfig(['--probe.target=http://a:9650', '--probe.target=http://b:9650', '--probe.max-targets=5', '--probe.idle-timeout=10m', '--data-api.enabled=false'], {});
+    const { config } = loadConfig(
+      ['--probe.target=http://a:9650', '--probe.target=http://b:9650', '--probe.max-targets=5', '--probe.idle-timeout=10m', '--data-api.enabled=false'],
+      {},
+    );
     expect(config.probe.targets.map((t) => t.url)).toEqual(['http://a:9650', 'http://b:9650']);
     expect(config.probe).toMatchObject({ maxTargets: 5, idleTimeoutMs: 600_000 });
     const env = loadConfig([], { AVAX_EXPORTER_PROBE_TARGET: 'http://c:9650,http://d:9650', AVAX_EXPORTER_PROBE_MAX_TARGETS: '7' }).config;
@@ -559,5 +613,3 @@ describe('the documented sharded scrape configuration', () => {
     expect(await query('up{job=~"avax-exporter.*"} == 0')).toEqual([]);
   });
 });
-
-

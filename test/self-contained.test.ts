@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Folders and root files that hold code or configuration (docs are checked by the link test). */
 const SCANNED_DIRS = ['src', 'test', '.ci', 'examples', 'alerts'];
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git', '.tmp', 'coverage']);
-const TEXT_EXT = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.yml', '.yaml', '.sh', '.service', '.env', '']);
+const TEXT_EXT = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.jsonc', '.yml', '.yaml', '.sh', '.service', '.env', '']);
 
 /** Substrings that only a path out of the checkout would contain (built so this file does not match itself). */
 const FORBIDDEN = [['..', 'shared'].join('/'), ['shared', 'fixtures'].join('/'), ['', 'work', ''].join('/')];
@@ -34,7 +34,8 @@ function scannedFiles(): string[] {
   const files = SCANNED_DIRS.filter((d) => existsSync(join(ROOT, d))).flatMap((d) => walk(join(ROOT, d), []));
   for (const e of readdirSync(ROOT, { withFileTypes: true })) {
     if (SKIPPED_DIRS.has(e.name)) continue; // .git is a file in a worktree
-    if (e.isFile() && (TEXT_EXT.has(extname(e.name)) || e.name === 'Dockerfile' || e.name.startsWith('.')) && !e.name.endsWith('.md')) files.push(join(ROOT, e.name));
+    if (e.isFile() && (TEXT_EXT.has(extname(e.name)) || e.name === 'Dockerfile' || e.name.startsWith('.')) && !e.name.endsWith('.md'))
+      files.push(join(ROOT, e.name));
   }
   // This file holds the scanner's own bad examples, on purpose.
   return files.filter((f) => f !== fileURLToPath(import.meta.url) && statSync(f).size < 2_000_000);
@@ -81,7 +82,9 @@ describe('self-contained checkout', () => {
     const files = scannedFiles();
     const rel = files.map((f) => relative(ROOT, f));
     // The scan covers what it claims to: code, tests, CI, and the configuration at the root.
-    expect(rel).toEqual(expect.arrayContaining(['package.json', 'tsconfig.json', 'vitest.config.ts', 'Dockerfile', '.ci/run', 'src/cli.ts', 'test/helpers/fixtures.ts']));
+    expect(rel).toEqual(
+      expect.arrayContaining(['package.json', 'tsconfig.json', 'vitest.config.ts', 'Dockerfile', '.ci/run', 'src/cli.ts', 'test/helpers/fixtures.ts']),
+    );
     expect(files.flatMap((f) => escapes(readFileSync(f, 'utf8'), f))).toEqual([]);
   });
 

@@ -69,13 +69,24 @@ function statesOf(values: { node: string; source: string; value?: unknown; error
   for (const v of values) {
     if (v.value !== undefined) store.record(v.node, v.source, { ok: true, value: v.value, startedMs: NOW_MS - 2_000, durationMs: 10 });
     if (v.error !== undefined) {
-      store.record(v.node, v.source, { ok: false, error: Object.assign(new Error(v.error), { reason: 'timeout' }) as never, startedMs: NOW_MS - 1_000, durationMs: 10 });
+      store.record(v.node, v.source, {
+        ok: false,
+        error: Object.assign(new Error(v.error), { reason: 'timeout' }) as never,
+        startedMs: NOW_MS - 1_000,
+        durationMs: 10,
+      });
     }
   }
   return store.all();
 }
 
-const health = (checks: HealthValue['checks']): HealthValue => ({ healthy: checks.every((c) => c.passing), partialSync: false, ready: true, live: true, checks });
+const health = (checks: HealthValue['checks']): HealthValue => ({
+  healthy: checks.every((c) => c.passing),
+  partialSync: false,
+  ready: true,
+  live: true,
+  checks,
+});
 const passing = (name: string) => ({ name, passing: true, contiguousFailures: 0, failingSince: undefined });
 
 describe('status view (pure rendering)', () => {
@@ -127,7 +138,9 @@ describe('status view (pure rendering)', () => {
     const failing = html.indexOf('data-check="&lt;img');
     expect(failing).toBeGreaterThan(-1);
     expect(failing).toBeLessThan(html.indexOf('data-check="bootstrapped"')); // failing checks first
-    expect(html).toMatch(/data-check="&lt;img[^>]*><td><code>[^<]*<\/code><\/td><td class="lvl crit" data-field="check"><b>FAIL<\/b><\/td><td>[^<]*\(for 5m 0s\)<\/td><td>4<\/td><\/tr>/);
+    expect(html).toMatch(
+      /data-check="&lt;img[^>]*><td><code>[^<]*<\/code><\/td><td class="lvl crit" data-field="check"><b>FAIL<\/b><\/td><td>[^<]*\(for 5m 0s\)<\/td><td>4<\/td><\/tr>/,
+    );
     expect(html).toMatch(/data-check="bootstrapped"><td><code>bootstrapped<\/code><\/td><td class="lvl ok" data-field="check"><b>PASS<\/b><\/td>/);
     expect(html).toContain('<span class="badge lvl crit" data-field="healthy"><b>CRIT</b> not healthy</span>');
     expect(html).toContain('<span class="badge lvl ok" data-field="sources"><b>OK</b> 1/1 sources up</span>');
@@ -153,13 +166,21 @@ describe('status view (pure rendering)', () => {
     const budget = downtimeBudgetSeconds(near, threshold, NOW_S) ?? NaN;
     expect(budget).toBeGreaterThan(0);
     expect(html).toContain('<td class="lvl warn" data-field="uptime"><b>WARN</b> 83.00 %</td><td>80.00 %</td>');
-    expect(html).toContain(`<td class="lvl ${downtimeBudgetLevel(budget)}" data-field="budget"><b>${downtimeBudgetLevel(budget).toUpperCase()}</b> ${formatDuration(budget)}</td>`);
+    expect(html).toContain(
+      `<td class="lvl ${downtimeBudgetLevel(budget)}" data-field="budget"><b>${downtimeBudgetLevel(budget).toUpperCase()}</b> ${formatDuration(budget)}</td>`,
+    );
     expect(html).toContain('<td class="lvl warn" data-field="time-left"><b>WARN</b> 3d 0h (ends ');
     expect(html).toContain('<td class="lvl ok" data-field="connected"><b>OK</b> yes</td>');
-    expect(html).toMatch(/data-validator="NodeID-Gone"[^>]*><td><code>NodeID-Gone<\/code><\/td><td class="lvl crit" data-field="status"><b>CRIT<\/b><\/td><td colspan="5">not in this node's current validator set/);
+    expect(html).toMatch(
+      /data-validator="NodeID-Gone"[^>]*><td><code>NodeID-Gone<\/code><\/td><td class="lvl crit" data-field="status"><b>CRIT<\/b><\/td><td colspan="5">not in this node's current validator set/,
+    );
 
     // After the ACP-267 upgrade the same uptime is under a 90 % requirement, and a lost budget says so.
-    const after: ValidatorsValue = { ...v, subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: [near], watched: ['NodeID-Near'], omitted: 0 }], rewardUptimeUpgradeTime: near.startTime - 1 };
+    const after: ValidatorsValue = {
+      ...v,
+      subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: [near], watched: ['NodeID-Near'], omitted: 0 }],
+      rewardUptimeUpgradeTime: near.startTime - 1,
+    };
     const html2 = renderNodeStatus('n1', { states: statesOf([{ node: 'n1', source: 'validators', value: after }]), nowMs: NOW_MS });
     expect(html2).toContain('<td class="lvl crit" data-field="uptime"><b>CRIT</b> 83.00 %</td><td>90.00 %</td>');
     expect(html2).toMatch(/data-field="budget"><b>CRIT<\/b> reward lost \(over by \d+d \d+h\)<\/td>/);
@@ -167,13 +188,19 @@ describe('status view (pure rendering)', () => {
 
   it('shows L1 balance runway from the collector, watched and shortest runway first, bounded', () => {
     const price = 512;
-    const l1Row = (nodeId: string, balance: bigint, i: number) => record(nodeId, { validationId: `V${i}`, balance, endTime: undefined, uptimeRatio: undefined, connected: undefined });
+    const l1Row = (nodeId: string, balance: bigint, i: number) =>
+      record(nodeId, { validationId: `V${i}`, balance, endTime: undefined, uptimeRatio: undefined, connected: undefined });
     const rows = Array.from({ length: MAX_ROWS + 10 }, (_, i) => l1Row(`NodeID-L${i}`, BigInt(price * DAY) * BigInt(40 + i), i));
     const mine = l1Row('NodeID-Mine', BigInt(price * DAY * 2), 999);
     const v: ValidatorsValue = {
       subnets: [
         { subnetId: PRIMARY_NETWORK_ID, validators: [], watched: ['NodeID-Mine'], omitted: 0 },
-        { subnetId: L1, validators: [...rows, l1Row('NodeID-Short', BigInt(price * 10 * DAY), 1000), mine, l1Row('NodeID-Off', 0n, 1001)], watched: [], omitted: 0 },
+        {
+          subnetId: L1,
+          validators: [...rows, l1Row('NodeID-Short', BigInt(price * 10 * DAY), 1000), mine, l1Row('NodeID-Off', 0n, 1001)],
+          watched: [],
+          omitted: 0,
+        },
       ],
       observedAt: NOW_S,
       feePriceNavaxPerSecond: price,
@@ -185,12 +212,17 @@ describe('status view (pure rendering)', () => {
     expect(l1Rows).not.toContain('V1001'); // inactive ones last, past the bound here
     expect(html).toContain('13 more validators of this L1 are not shown');
     // Runway = balance / price, 2 days: red, and so is a 0.0885 AVAX balance.
-    expect(html).toMatch(/data-l1-validation="V999"[^>]*>.*<td class="lvl crit" data-field="balance"><b>CRIT<\/b> 0\.0885 AVAX<\/td><td class="lvl crit" data-field="runway"><b>CRIT<\/b> 2\.0 days<\/td>/);
+    expect(html).toMatch(
+      /data-l1-validation="V999"[^>]*>.*<td class="lvl crit" data-field="balance"><b>CRIT<\/b> 0\.0885 AVAX<\/td><td class="lvl crit" data-field="runway"><b>CRIT<\/b> 2\.0 days<\/td>/,
+    );
     expect(html).toMatch(/data-l1-validation="V1000"[^>]*>.*data-field="runway"><b>WARN<\/b> 10\.0 days<\/td>/);
     expect(html).toContain('Fee price 512 nAVAX per second');
 
     // Without a fee price there is no runway to show, only the balance.
-    const noPrice = renderNodeStatus('n2', { states: statesOf([{ node: 'n2', source: 'validators', value: { ...v, feePriceNavaxPerSecond: undefined } }]), nowMs: NOW_MS });
+    const noPrice = renderNodeStatus('n2', {
+      states: statesOf([{ node: 'n2', source: 'validators', value: { ...v, feePriceNavaxPerSecond: undefined } }]),
+      nowMs: NOW_MS,
+    });
     expect(noPrice).toContain('<td class="lvl none" data-field="runway"><b>N/A</b> unknown (no fee price)</td>');
   });
 
@@ -203,7 +235,17 @@ describe('status view (pure rendering)', () => {
         {
           nodeId: 'NodeID-A',
           validations: [
-            { txHash: 't', subnetId: PRIMARY_NETWORK_ID, status: 'active', startTimestamp: upgradeAt + 1, endTimestamp: NOW_S + 60 * DAY, amountStaked: 1n, uptimeRatio: 0.87, reachabilityRatio: 1, version: 'avalanchego/<1.14>' },
+            {
+              txHash: 't',
+              subnetId: PRIMARY_NETWORK_ID,
+              status: 'active',
+              startTimestamp: upgradeAt + 1,
+              endTimestamp: NOW_S + 60 * DAY,
+              amountStaked: 1n,
+              uptimeRatio: 0.87,
+              reachabilityRatio: 1,
+              version: 'avalanchego/<1.14>',
+            },
           ],
         },
         { nodeId: 'NodeID-B', validations: [] },
@@ -218,7 +260,9 @@ describe('status view (pure rendering)', () => {
     const html = renderNodeStatus('data_api', { states, nowMs: NOW_MS });
     expect(html).toContain('Validators as the Data API sees them (mainnet, primary network)');
     // Started after the upgrade: 87 % is under the 90 % requirement.
-    expect(html).toMatch(/data-da-validator="NodeID-A">.*data-field="da-status"><b>OK<\/b> active<\/td><td class="lvl crit" data-field="da-uptime"><b>CRIT<\/b> 87\.00 % \(needs 90\.00 %\)<\/td>/);
+    expect(html).toMatch(
+      /data-da-validator="NodeID-A">.*data-field="da-status"><b>OK<\/b> active<\/td><td class="lvl crit" data-field="da-uptime"><b>CRIT<\/b> 87\.00 % \(needs 90\.00 %\)<\/td>/,
+    );
     expect(html).toContain('avalanchego/&lt;1.14&gt;');
     expect(html).toMatch(/data-da-validator="NodeID-B">.*data-field="da-status"><b>CRIT<\/b> no validation known<\/td>/);
     expect(html).toMatch(/<tr data-da-chain="P"><td>P<\/td><td>123<\/td><td>[^<]*\(4s ago\)<\/td><\/tr>/);
@@ -228,7 +272,15 @@ describe('status view (pure rendering)', () => {
 
   it('keeps the landing page (links, sources table) and makes it live, with and without script', () => {
     const states = statesOf([{ node: 'n1', source: 'peers', error: 'boom' }]);
-    const html = renderLanding({ telemetryPath: '/metrics', version: '1.2.3', ready: true, nodes: [{ name: 'n1', url: 'http://a:9650' }], states, nowMs: NOW_MS, refreshSeconds: 2 });
+    const html = renderLanding({
+      telemetryPath: '/metrics',
+      version: '1.2.3',
+      ready: true,
+      nodes: [{ name: 'n1', url: 'http://a:9650' }],
+      states,
+      nowMs: NOW_MS,
+      refreshSeconds: 2,
+    });
     expect(html).toContain('href="/metrics"');
     expect(html).toContain('href="/-/healthy"');
     expect(html).toContain('href="/-/ready"');
@@ -239,7 +291,9 @@ describe('status view (pure rendering)', () => {
     expect(html).toContain('var every=2000;');
     expect(html).toContain(`<p id="live" class="live" data-rendered="${new Date(NOW_MS).toISOString()}">`);
     // A sub-second poll interval still refreshes at most once a second.
-    expect(renderLanding({ telemetryPath: '/metrics', version: '1', ready: false, nodes: [], states: [], nowMs: NOW_MS, refreshSeconds: 0.5 })).toContain('var every=1000;');
+    expect(renderLanding({ telemetryPath: '/metrics', version: '1', ready: false, nodes: [], states: [], nowMs: NOW_MS, refreshSeconds: 0.5 })).toContain(
+      'var every=1000;',
+    );
   });
 });
 
@@ -249,7 +303,7 @@ describe('status view (pure rendering)', () => {
 
 /** Debian's chromium; CHROMIUM_PATH points elsewhere on other systems. */
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-/** Where the screenshot goes (.tmp is git-ignored); `STATUS_PAGE_SCREENSHOT=docs/status-page.png` refreshes the README's. */
+/** Where the screenshot goes (.tmp is git-ignored); `STATUS_PAGE_SCREENSHOT=docs/status-page.png` refreshes the one docs/http-endpoints.md shows. */
 const SCREENSHOT = resolve(ROOT, process.env['STATUS_PAGE_SCREENSHOT'] ?? '.tmp/status-page.png');
 
 const RED = 'rgb(207, 34, 46)';
@@ -285,11 +339,20 @@ async function look(page: Page, selector: string): Promise<{ text: string; color
 
 /** Headless Chromium; fails (the test fails, nothing is skipped) when it is not installed: CI installs it, so its absence is a broken machine. */
 async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium), as npm test does when it may, or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium), as npm test does when it may, or set CHROMIUM_PATH`);
   return chromium.launch({
     executablePath: CHROMIUM,
     // No sandbox as root in CI; no background traffic on a machine with a closed network.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -337,11 +400,18 @@ describe('status page in headless Chromium', () => {
       expect(await look(page, check)).toEqual({ text: 'FAIL', color: RED, background: 'rgb(255, 235, 233)' });
       expect(await look(page, 'tr[data-check="bootstrapped"] [data-field="check"]')).toMatchObject({ text: 'PASS', color: GREEN });
       expect(await look(page, uptime)).toEqual({ text: 'WARN 83.00 %', color: AMBER, background: AMBER_BG });
-      expect(await look(page, `tr[data-validator="${FIXTURE_IDS.nodeId}"][data-subnet="${PRIMARY_NETWORK_ID}"] [data-field="time-left"]`)).toMatchObject({ color: AMBER });
-      expect((await look(page, `tr[data-validator="${FIXTURE_IDS.nodeId}"][data-subnet="${PRIMARY_NETWORK_ID}"] [data-field="time-left"]`)).text).toMatch(/^WARN (2d 23h|3d 0h) \(ends /);
+      expect(await look(page, `tr[data-validator="${FIXTURE_IDS.nodeId}"][data-subnet="${PRIMARY_NETWORK_ID}"] [data-field="time-left"]`)).toMatchObject({
+        color: AMBER,
+      });
+      expect((await look(page, `tr[data-validator="${FIXTURE_IDS.nodeId}"][data-subnet="${PRIMARY_NETWORK_ID}"] [data-field="time-left"]`)).text).toMatch(
+        /^WARN (2d 23h|3d 0h) \(ends /,
+      );
       expect(await look(page, runway)).toEqual({ text: 'CRIT 2.0 days', color: RED, background: 'rgb(255, 235, 233)' });
       expect(await look(page, daStatus)).toMatchObject({ text: 'OK active', color: GREEN });
-      expect(await look(page, `tr[data-da-validator="${FIXTURE_IDS.nodeId}"] [data-field="da-uptime"]`)).toMatchObject({ text: 'WARN 83.00 % (needs 80.00 %)', color: AMBER });
+      expect(await look(page, `tr[data-da-validator="${FIXTURE_IDS.nodeId}"] [data-field="da-uptime"]`)).toMatchObject({
+        text: 'WARN 83.00 % (needs 80.00 %)',
+        color: AMBER,
+      });
       expect(await look(page, '[data-field="healthy"]')).toMatchObject({ text: 'CRIT not healthy', color: RED });
       expect(await look(page, 'tr[data-node="fake"] [data-field="node-status"]')).toMatchObject({ text: 'CRIT', color: RED });
       expect(await page.locator('tr[data-node="fake"]').innerText()).toContain('check network failing');

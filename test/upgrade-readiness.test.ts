@@ -53,7 +53,9 @@ function stakePeers(node: FakeNode): void {
 }
 
 function line(s: Sample): string {
-  return `${s.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',')}} ${s.value}`;
+  return `${s.name}{${Object.entries(s.labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}} ${s.value}`;
 }
 
 describe('version order (pure)', () => {
@@ -91,9 +93,9 @@ describe('connected stake per version (pure)', () => {
   ];
 
   it('stake is own weight plus delegated weight, from the fixture validator set', () => {
-    const entries = (fixtureResult('node.platform.getCurrentValidators.primary.json', 'all-validators-no-delegators-field') as { validators: unknown[] }).validators.map((v) =>
-      stakeEntrySchema.parse(v),
-    );
+    const entries = (
+      fixtureResult('node.platform.getCurrentValidators.primary.json', 'all-validators-no-delegators-field') as { validators: unknown[] }
+    ).validators.map((v) => stakeEntrySchema.parse(v));
     const map = stakeMapFrom(entries);
     expect(map.get(SELF)).toBe(2000n * AVAX + 25n * AVAX);
     expect(map.get(FIXTURE_IDS.disconnectedValidatorNodeId)).toBe(3000n * AVAX);
@@ -231,7 +233,7 @@ describe('NetworkShared', () => {
     let maxAge = 1_000;
     const shared = new NetworkShared(() => maxAge);
     let fetches = 0;
-    const fetch = async () => ++fetches;
+    const fetch = () => Promise.resolve(++fetches);
     const [x, y] = await Promise.all([shared.get('k', fetch, 0), shared.get('k', fetch, 10)]);
     expect([x, y, fetches]).toEqual([1, 1, 1]);
     expect(await shared.get('k', fetch, 999)).toBe(1);
@@ -342,7 +344,7 @@ describe('the peers source against a fake node (poll rounds driven by hand)', ()
 describe('through the daemon', () => {
   const { fakeNode, daemonFor } = perTestResources();
 
-  it('exports each version\'s share of connected stake, the stake majority and whether the node is behind it', async () => {
+  it("exports each version's share of connected stake, the stake majority and whether the node is behind it", async () => {
     const ahead = await fakeNode();
     stakePeers(ahead);
     const behind = await fakeNode();
@@ -352,7 +354,12 @@ describe('through the daemon', () => {
     const upgradeAt = Math.floor(Date.now() / 1000) + 3 * 86400;
     behind.state.upgrades.heliconTime = new Date(upgradeAt * 1000).toISOString().replace('.000Z', 'Z');
 
-    const { daemon } = await daemonFor({ nodes: [{ name: 'ahead', url: ahead.url }, { name: 'behind', url: behind.url }] });
+    const { daemon } = await daemonFor({
+      nodes: [
+        { name: 'ahead', url: ahead.url },
+        { name: 'behind', url: behind.url },
+      ],
+    });
     await waitUntilAllUp(daemon);
     const text = await scrape(daemon);
     const total = 2000 + 6000 + 1000 + Number(SELF_STAKE);
@@ -360,8 +367,13 @@ describe('through the daemon', () => {
     // By peer count 1.14.2 leads; by stake 1.14.1 does.
     expect(valueOf(text, 'avax_node_peers_by_version', { node: 'ahead', version: 'avalanchego/1.14.2' })).toBe(2);
     expect(valueOf(text, 'avax_network_stake_by_version_ratio', { node: 'ahead', version: 'avalanchego/1.14.1' })).toBeCloseTo(6000 / total, 9);
-    expect(valueOf(text, 'avax_network_stake_by_version_ratio', { node: 'ahead', version: 'avalanchego/1.14.2' })).toBeCloseTo((3000 + Number(SELF_STAKE)) / total, 9);
-    expect(seriesOf(text, 'avax_network_stake_majority_version_info', { node: 'ahead' })).toEqual([{ labels: { node: 'ahead', version: 'avalanchego/1.14.1' }, value: 1 }]);
+    expect(valueOf(text, 'avax_network_stake_by_version_ratio', { node: 'ahead', version: 'avalanchego/1.14.2' })).toBeCloseTo(
+      (3000 + Number(SELF_STAKE)) / total,
+      9,
+    );
+    expect(seriesOf(text, 'avax_network_stake_majority_version_info', { node: 'ahead' })).toEqual([
+      { labels: { node: 'ahead', version: 'avalanchego/1.14.1' }, value: 1 },
+    ]);
     // 1.14.2 is ahead of 1.14.1: not behind (AvaxNodeVersionBehindPeers' string comparison could not tell).
     expect(valueOf(text, 'avax_node_version_behind_stake_majority', { node: 'ahead' })).toBe(0);
 
@@ -400,7 +412,13 @@ describe('through the daemon', () => {
     const other = await fakeNode();
     for (const n of [a, b, other]) stakePeers(n);
     other.state.networkId = 5;
-    const { daemon } = await daemonFor({ nodes: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }, { name: 'other', url: other.url }] });
+    const { daemon } = await daemonFor({
+      nodes: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+        { name: 'other', url: other.url },
+      ],
+    });
     await waitUntilAllUp(daemon);
     await eventually(async () => {
       const text = await scrape(daemon);

@@ -43,7 +43,11 @@ function fixtureEntries(): Record<string, unknown>[] {
 const deadline = (): Deadline => ({ signal: new AbortController().signal, at: Date.now() + 30_000 });
 
 async function rpcResult(url: string, path: string, method: string, params: unknown): Promise<unknown> {
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   return ((await res.json()) as { result: unknown }).result;
 }
 
@@ -51,20 +55,126 @@ async function rpcResult(url: string, path: string, method: string, params: unkn
 // Mutations
 // ---------------------------------------------------------------------------------------------
 
-const SCHEMA_KEYS = ['nodeID', 'weight', 'startTime', 'endTime', 'txID', 'validationID', 'balance', 'potentialReward', 'delegationFee', 'uptime', 'connected', 'delegatorCount', 'delegatorWeight', 'nextPeriod', 'autoCompoundRewardShares'];
+const SCHEMA_KEYS = [
+  'nodeID',
+  'weight',
+  'startTime',
+  'endTime',
+  'txID',
+  'validationID',
+  'balance',
+  'potentialReward',
+  'delegationFee',
+  'uptime',
+  'connected',
+  'delegatorCount',
+  'delegatorWeight',
+  'nextPeriod',
+  'autoCompoundRewardShares',
+];
 
 /** Values that sit on or near an edge of some rule (uint64, percent, string, boolean). */
 const ODD_VALUES: unknown[] = [
-  null, undefined, 0, 1, -1, 1.5, NaN, Infinity, 1e21, 2 ** 64, 0n, 7n, true, false, [], ['1'], {}, { a: 1 }, { weight: '1' },
-  '', ' ', '0', '1', '-0', '-1', '+1', '00', '007', '0x10', '1e3', '1E3', ' 1', '1 ', '1\n', '\n1', '1_000', '1,000', 'NaN', 'Infinity',
-  '18446744073709551615', '18446744073709551616', '18446744073709551614', '28446744073709551615', '99999999999999999999', '09999999999999999999',
-  '00000000000000000001', '000000000000000000001', '100000000000000000000', '123456789012345678901234567890',
-  '9007199254740991', '9007199254740992', '9007199254740993', '9999999999999999', '999999999999999', '1000000000000000', '12345678901234567',
-  '100', '100.0', '100.0000', '100.0001', '100.00000000000000001', '101', '1000', '99.', '.5', '1.2.3', '99.8712', '0.0000', '2.0000', '000.5',
-  '0.1', '0.3', '33.3333', '66.6667', '5.123456789012345678', '99.99999999999999999999', '1.00000000000000000001', '0.000000000000001',
-  '1234.5', '12.', '-5', '5e1', '1.5e1', '0,5', '50%',
-  'true', 'false', 'null', 'undefined',
-  '١٢', '١', '١٢٣.٤', '１２', '۱۲', '٠', 'x', 'NodeID-abc', '\u0000', '\ud800', '😀',
+  null,
+  undefined,
+  0,
+  1,
+  -1,
+  1.5,
+  NaN,
+  Infinity,
+  1e21,
+  2 ** 64,
+  0n,
+  7n,
+  true,
+  false,
+  [],
+  ['1'],
+  {},
+  { a: 1 },
+  { weight: '1' },
+  '',
+  ' ',
+  '0',
+  '1',
+  '-0',
+  '-1',
+  '+1',
+  '00',
+  '007',
+  '0x10',
+  '1e3',
+  '1E3',
+  ' 1',
+  '1 ',
+  '1\n',
+  '\n1',
+  '1_000',
+  '1,000',
+  'NaN',
+  'Infinity',
+  '18446744073709551615',
+  '18446744073709551616',
+  '18446744073709551614',
+  '28446744073709551615',
+  '99999999999999999999',
+  '09999999999999999999',
+  '00000000000000000001',
+  '000000000000000000001',
+  '100000000000000000000',
+  '123456789012345678901234567890',
+  '9007199254740991',
+  '9007199254740992',
+  '9007199254740993',
+  '9999999999999999',
+  '999999999999999',
+  '1000000000000000',
+  '12345678901234567',
+  '100',
+  '100.0',
+  '100.0000',
+  '100.0001',
+  '100.00000000000000001',
+  '101',
+  '1000',
+  '99.',
+  '.5',
+  '1.2.3',
+  '99.8712',
+  '0.0000',
+  '2.0000',
+  '000.5',
+  '0.1',
+  '0.3',
+  '33.3333',
+  '66.6667',
+  '5.123456789012345678',
+  '99.99999999999999999999',
+  '1.00000000000000000001',
+  '0.000000000000001',
+  '1234.5',
+  '12.',
+  '-5',
+  '5e1',
+  '1.5e1',
+  '0,5',
+  '50%',
+  'true',
+  'false',
+  'null',
+  'undefined',
+  '١٢',
+  '١',
+  '١٢٣.٤',
+  '１２',
+  '۱۲',
+  '٠',
+  'x',
+  'NodeID-abc',
+  '\u0000',
+  '\ud800',
+  '😀',
 ];
 
 /** JSON-ish text of a test value, bigints and undefined included (for messages). */
@@ -149,7 +259,8 @@ let wire: { primary: Record<string, unknown>[]; single: Record<string, unknown>[
 
 beforeAll(async () => {
   node = await FakeNode.start({ state: mainnetWorld() });
-  const validators = async (params: unknown) => ((await rpcResult(node.url, '/ext/bc/P', 'platform.getCurrentValidators', params)) as { validators: Record<string, unknown>[] }).validators;
+  const validators = async (params: unknown) =>
+    ((await rpcResult(node.url, '/ext/bc/P', 'platform.getCurrentValidators', params)) as { validators: Record<string, unknown>[] }).validators;
   const primary = await validators({});
   wire = {
     primary,
@@ -328,8 +439,14 @@ describe('JsonRpcClient.callWithArray with a fast reader', () => {
       for (const [bad, message] of cases) {
         node.setFault('platform.getCurrentValidators', { kind: 'result', json: `{"validators":[${good},${bad}]}` });
         for (const splitMinBytes of [0, Infinity]) {
-          const slow = await items(rpc, {}, { ...validatorSpec, splitMinBytes }).then(() => undefined, (e: unknown) => e);
-          const fast = await items(rpc, {}, { ...withFast, splitMinBytes }).then(() => undefined, (e: unknown) => e);
+          const slow = await items(rpc, {}, { ...validatorSpec, splitMinBytes }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          const fast = await items(rpc, {}, { ...withFast, splitMinBytes }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
           expect(slow, bad).toBeInstanceOf(UpstreamError);
           expect(fast, bad).toBeInstanceOf(UpstreamError);
           expect((fast as UpstreamError).reason).toBe('invalid_response');

@@ -34,7 +34,12 @@ const WATCHED = '0x00000000000000000000000000000000000000b2';
 const L1 = FIXTURE_IDS.l1ChainId;
 const WEI = 10n ** 18n;
 
-const twoNodes = { nodes: [{ name: 'a', url: 'http://a:9650' }, { name: 'b', url: 'http://b:9650' }] };
+const twoNodes = {
+  nodes: [
+    { name: 'a', url: 'http://a:9650' },
+    { name: 'b', url: 'http://b:9650' },
+  ],
+};
 
 describe('configuration: addresses', () => {
   it('sends each address to whoever reads it: EVM ones to their node (default the first), P-Chain ones to the Data API', () => {
@@ -132,7 +137,9 @@ addresses:
       `addresses[0].address: ${P_MAIN} is a mainnet address, but data_api.network is fuji`,
     ]);
     // testnet is fuji.
-    expect(buildConfig({ ...twoNodes, data_api: { network: 'testnet' }, addresses: [{ alias: 'f', chain: 'P', address: P_FUJI }] }).dataApi.addresses).toHaveLength(1);
+    expect(
+      buildConfig({ ...twoNodes, data_api: { network: 'testnet' }, addresses: [{ alias: 'f', chain: 'P', address: P_FUJI }] }).dataApi.addresses,
+    ).toHaveLength(1);
   });
 
   it('a bad section makes the CLI exit 2 with the paths, before anything starts', () => {
@@ -140,7 +147,11 @@ addresses:
     const file = join(dir, 'config.yml');
     writeFileSync(file, `addresses:\n  - {alias: relayer, chain: C, address: "0xnothex"}\n  - {alias: relayer, chain: P, address: "${P_MAIN}"}\n`);
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AVAX_EXPORTER_')));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', `--config.file=${file}`, '--config.check'], { encoding: 'utf8', env: clean, timeout: 20_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', `--config.file=${file}`, '--config.check'], {
+      encoding: 'utf8',
+      env: clean,
+      timeout: 20_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('addresses[0].address: must be an EVM address');
     expect(r.stderr).toContain('addresses[1].alias: duplicate alias "relayer" (also addresses[0])');
@@ -188,7 +199,11 @@ describe('conversions and collectors (pure)', () => {
     const spoof = { ...fakeAvaxAmount(999n * 10n ** 9n), assetId: '2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe' };
     const answer = {
       balances: {
-        unlockedUnstaked: [fakeAvaxAmount(2_000_000_000n), fakeAvaxAmount(250_000_000n), spoof].map((e) => ({ assetId: e.assetId, denomination: e.denomination, amount: BigInt(e.amount) })),
+        unlockedUnstaked: [fakeAvaxAmount(2_000_000_000n), fakeAvaxAmount(250_000_000n), spoof].map((e) => ({
+          assetId: e.assetId,
+          denomination: e.denomination,
+          amount: BigInt(e.amount),
+        })),
       },
     };
     expect(spendableNavax(answer, 'mainnet')).toBe(2_250_000_000n);
@@ -238,7 +253,11 @@ async function fakeDataApi(opts: FakeDataApiOptions = {}): Promise<FakeDataApi> 
 
 /** JSON-RPC over HTTP to the fake node, returning the parsed reply. */
 async function rpcReply(node: FakeNode, path: string, method: string, params: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${node.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
+  const res = await fetch(`${node.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
   return (await res.json()) as Record<string, unknown>;
 }
 
@@ -253,8 +272,14 @@ describe('the fakes answer balances as the real services do', () => {
       code: -32602,
       message: 'invalid argument 0: hex string has length 4, want 40 for common.Address',
     });
-    expect((await rpcReply(node, '/ext/bc/C/rpc', 'eth_getBalance', [RELAYER]))['error']).toEqual({ code: -32602, message: 'missing value for required argument 1' });
-    expect((await rpcReply(node, '/ext/bc/C/rpc', 'eth_getBalance', [RELAYER, '0xffffffffff']))['error']).toEqual({ code: -32000, message: 'header not found' });
+    expect((await rpcReply(node, '/ext/bc/C/rpc', 'eth_getBalance', [RELAYER]))['error']).toEqual({
+      code: -32602,
+      message: 'missing value for required argument 1',
+    });
+    expect((await rpcReply(node, '/ext/bc/C/rpc', 'eth_getBalance', [RELAYER, '0xffffffffff']))['error']).toEqual({
+      code: -32000,
+      message: 'header not found',
+    });
   });
 
   it('the fake Data API sums the addresses given per category and asset, and rejects another network address', async () => {
@@ -267,7 +292,16 @@ describe('the fakes answer balances as the real services do', () => {
     expect(one.status).toBe(200);
     expect(one.body['chainInfo']).toEqual({ chainName: 'p-chain', network: 'mainnet' });
     const balances = one.body['balances'] as Record<string, unknown[]>;
-    expect(Object.keys(balances).sort()).toEqual(['atomicMemoryLocked', 'atomicMemoryUnlocked', 'lockedPlatform', 'lockedStakeable', 'lockedStaked', 'pendingStaked', 'unlockedStaked', 'unlockedUnstaked']);
+    expect(Object.keys(balances).sort()).toEqual([
+      'atomicMemoryLocked',
+      'atomicMemoryUnlocked',
+      'lockedPlatform',
+      'lockedStakeable',
+      'lockedStaked',
+      'pendingStaked',
+      'unlockedStaked',
+      'unlockedUnstaked',
+    ]);
     expect(balances['unlockedUnstaked']).toEqual([fakeAvaxAmount(3_250_000_000n)]);
     api.state.pChainBalances = { ...api.state.pChainBalances, [P_MAIN_2.slice(2)]: { unlockedUnstaked: [fakeAvaxAmount(750_000_000n)] } };
     const both = await get(`/v1/networks/mainnet/blockchains/p-chain/balances?addresses=${P_MAIN},${P_MAIN_2}`);
@@ -307,7 +341,10 @@ describe('end to end: balances through the daemon', () => {
     const node = await fakeNode();
     const api = await fakeDataApi();
     const { daemon } = await daemonFor(node, api, WALLETS);
-    await eventually(async () => (await upValue(daemon, 'fake', 'address_balances')) === 1 && (await upValue(daemon, 'data_api', 'data_api_address_balances')) === 1, 10_000);
+    await eventually(
+      async () => (await upValue(daemon, 'fake', 'address_balances')) === 1 && (await upValue(daemon, 'data_api', 'data_api_address_balances')) === 1,
+      10_000,
+    );
     const text = await scrape(daemon);
 
     expect(valueOf(text, 'avax_address_balance_avax', label('relayer', 'C', RELAYER))).toBe(12.5);
@@ -325,16 +362,25 @@ describe('end to end: balances through the daemon', () => {
     // What was asked: eth_getBalance at the chain's geth endpoint, one P-Chain request per address.
     const asked = node.calls.filter((c) => c.rpcMethod === 'eth_getBalance');
     expect(new Set(asked.map((c) => `${c.path} ${JSON.stringify(c.params)}`))).toEqual(
-      new Set([`/ext/bc/C/rpc ${JSON.stringify([RELAYER, 'latest'])}`, `/ext/bc/C/rpc ${JSON.stringify([WATCHED, 'latest'])}`, `/ext/bc/${L1}/rpc ${JSON.stringify([L1_RELAYER, 'latest'])}`]),
+      new Set([
+        `/ext/bc/C/rpc ${JSON.stringify([RELAYER, 'latest'])}`,
+        `/ext/bc/C/rpc ${JSON.stringify([WATCHED, 'latest'])}`,
+        `/ext/bc/${L1}/rpc ${JSON.stringify([L1_RELAYER, 'latest'])}`,
+      ]),
     );
-    expect(api.callsTo('balances').every((c) => c.path === '/v1/networks/mainnet/blockchains/p-chain/balances' && c.query['addresses'] === P_MAIN.slice(2))).toBe(true);
+    expect(
+      api.callsTo('balances').every((c) => c.path === '/v1/networks/mainnet/blockchains/p-chain/balances' && c.query['addresses'] === P_MAIN.slice(2)),
+    ).toBe(true);
 
     // A top-up on each chain shows in the next rounds.
     (node.state.evmBalances?.['C'] as Record<string, bigint>)[RELAYER.toLowerCase()] = 20n * WEI;
     api.state.pChainBalances = { [P_MAIN.slice(2)]: { unlockedUnstaked: [fakeAvaxAmount(25_000_000_000n)] } };
     await eventually(async () => {
       const t = await scrape(daemon);
-      return valueOf(t, 'avax_address_balance_avax', label('relayer', 'C', RELAYER)) === 20 && valueOf(t, 'avax_address_balance_avax', label('fee-wallet', 'P', P_MAIN)) === 25;
+      return (
+        valueOf(t, 'avax_address_balance_avax', label('relayer', 'C', RELAYER)) === 20 &&
+        valueOf(t, 'avax_address_balance_avax', label('fee-wallet', 'P', P_MAIN)) === 25
+      );
     }, 10_000);
 
     // promtool accepts the exposition.
@@ -400,9 +446,14 @@ describe('end to end: an upstream failure becomes metrics, never a crash', () =>
     const api = await fakeDataApi();
     api.setFault('balances', { kind: 'status', status: 500 });
     const { daemon } = await daemonFor(node, api, WALLETS);
-    await eventually(async () => (await upValue(daemon, 'data_api', 'data_api_address_balances')) === 0 && (await upValue(daemon, 'data_api', 'data_api_blocks')) === 1, 10_000);
+    await eventually(
+      async () => (await upValue(daemon, 'data_api', 'data_api_address_balances')) === 0 && (await upValue(daemon, 'data_api', 'data_api_blocks')) === 1,
+      10_000,
+    );
     const text = await scrape(daemon);
-    expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_address_balances', reason: 'http_status' })).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_address_balances', reason: 'http_status' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'address_balances' })).toBe(1);
     expect(valueOf(text, 'avax_address_balance_avax', label('relayer', 'C', RELAYER))).toBe(12.5);
     expect(seriesOf(text, 'avax_address_balance_avax', { chain: 'P' })).toEqual([]);
@@ -414,7 +465,9 @@ describe('end to end: an upstream failure becomes metrics, never a crash', () =>
     const { daemon, logs } = await daemonFor(node, api, [{ alias: 'fuji-wallet', chain: 'P', address: P_FUJI, floor_avax: 1 }]);
     await eventually(async () => (await upValue(daemon, 'data_api', 'data_api_address_balances')) === 0, 10_000);
     const text = await scrape(daemon);
-    expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_address_balances', reason: 'network_mismatch' })).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_address_balances', reason: 'network_mismatch' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(api.callsTo('balances')).toEqual([]);
     const line = logs.withMsg('source down').find((l) => l['source'] === 'data_api_address_balances');
     expect(String(line?.['err'])).toContain(`balance of fuji-wallet (${P_FUJI}) on chain P: a fuji address, but the Data API is asked about mainnet`);

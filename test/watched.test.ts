@@ -19,7 +19,7 @@ describe('which validators the operator watches (avax_validator_watched)', () =>
     }
   };
 
-  it('by default: the node\'s own id, because it validates', async () => {
+  it("by default: the node's own id, because it validates", async () => {
     await run(defaultFakeState(), {}, (text) => {
       expect(seriesOf(text, 'avax_validator_watched', { node: 'n' }).map((s) => s.labels['node_id'])).toEqual([FIXTURE_IDS.nodeId]);
     });
@@ -39,7 +39,11 @@ describe('which validators the operator watches (avax_validator_watched)', () =>
   it('explicit ids are watched whether or not they validate; strangers from --watch.all-validators are not', async () => {
     const absent = 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu';
     await run(defaultFakeState(), { node_ids: [FIXTURE_IDS.nodeId, absent], all_validators: true }, (text) => {
-      expect(seriesOf(text, 'avax_validator_watched', { node: 'n' }).map((s) => s.labels['node_id']).sort()).toEqual([FIXTURE_IDS.nodeId, absent].sort());
+      expect(
+        seriesOf(text, 'avax_validator_watched', { node: 'n' })
+          .map((s) => s.labels['node_id'])
+          .sort(),
+      ).toEqual([FIXTURE_IDS.nodeId, absent].sort());
       expect(seriesOf(text, 'avax_validator_active', { node: 'n', subnet: PRIMARY }).length).toBeGreaterThan(2);
     });
   });
@@ -57,10 +61,15 @@ describe('a validator restarted after hours offline (snow/uptime credits the off
     const a = await FakeNode.start({ state: restarted });
     const b = await FakeNode.start({ state: observer });
     try {
-      const { daemon } = await daemonFor({ nodes: [{ name: 'self', url: a.url }, { name: 'peer', url: b.url, watch: { node_ids: [FIXTURE_IDS.nodeId] } }] });
+      const { daemon } = await daemonFor({
+        nodes: [
+          { name: 'self', url: a.url },
+          { name: 'peer', url: b.url, watch: { node_ids: [FIXTURE_IDS.nodeId] } },
+        ],
+      });
       await waitUntilAllUp(daemon);
       const text = await scrape(daemon);
-      const expected = ((now - self.startTime) - 30 * 86400) / (now - self.startTime);
+      const expected = (now - self.startTime - 30 * 86400) / (now - self.startTime);
       const mine = { node_id: FIXTURE_IDS.nodeId, subnet: PRIMARY };
       expect(valueOf(text, 'avax_validator_uptime_ratio', { node: 'self', ...mine })).toBeGreaterThan(0.99);
       expect(valueOf(text, 'avax_validator_connected', { node: 'self', ...mine })).toBe(1);

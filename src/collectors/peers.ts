@@ -19,7 +19,8 @@ export function nearestRank(sorted: readonly number[], q: number): number {
 export function collectPeers(v: PeersValue, node: string): Sample[] {
   const out: Sample[] = [sample('avax_node_peers', { node }, v.numPeers)];
   for (const [version, n] of Object.entries(v.byVersion)) out.push(sample('avax_node_peers_by_version', { node, version }, n));
-  for (const [upgradeTime, n] of Object.entries(v.byUpgradeTime ?? {})) out.push(sample('avax_node_peers_by_upgrade_time', { node, upgrade_time: upgradeTime }, n));
+  for (const [upgradeTime, n] of Object.entries(v.byUpgradeTime ?? {}))
+    out.push(sample('avax_node_peers_by_upgrade_time', { node, upgrade_time: upgradeTime }, n));
   for (const [chain, n] of Object.entries(v.benchedByChain)) out.push(sample('avax_node_peers_benched', { node, chain }, n));
   if (v.benched) {
     for (const p of v.benched.peers) for (const chain of p.chains) out.push(sample('avax_node_peer_benched', { node, peer_node_id: p.nodeId, chain }, 1));
@@ -29,9 +30,11 @@ export function collectPeers(v: PeersValue, node: string): Sample[] {
   for (const w of v.benchedWatched ?? []) out.push(sample('avax_validator_benched_chains', { node, node_id: w.nodeId }, w.chains));
   const seen = v.observedUptimes ?? [];
   if (seen.length > 0) {
-    for (const q of OBSERVED_UPTIME_QUANTILES) out.push(sample('avax_node_peers_observed_uptime_ratio', { node, peer_quantile: String(q) }, nearestRank(seen, q)));
+    for (const q of OBSERVED_UPTIME_QUANTILES)
+      out.push(sample('avax_node_peers_observed_uptime_ratio', { node, peer_quantile: String(q) }, nearestRank(seen, q)));
   }
-  for (const q of v.observedUptimeByStake ?? []) out.push(sample('avax_node_stake_observed_uptime_ratio', { node, stake_quantile: String(q.quantile) }, q.ratio));
+  for (const q of v.observedUptimeByStake ?? [])
+    out.push(sample('avax_node_stake_observed_uptime_ratio', { node, stake_quantile: String(q.quantile) }, q.ratio));
   const vs = v.versionStake;
   if (vs) {
     for (const [version, r] of Object.entries(vs.ratioByVersion)) out.push(sample('avax_network_stake_by_version_ratio', { node, version }, r));

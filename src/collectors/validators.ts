@@ -60,7 +60,8 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
         // validation with a next period goes on (ACP-236 style, Helicon).
         out.push(sample('avax_validator_renews', labels, bit(val.nextPeriod !== undefined && val.nextPeriod > 0)));
         if (val.nextPeriod !== undefined) out.push(sample('avax_validator_next_period_seconds', labels, val.nextPeriod));
-        if (val.autoCompoundRewardShares !== undefined) out.push(sample('avax_validator_auto_compound_reward_ratio', labels, val.autoCompoundRewardShares / 1_000_000));
+        if (val.autoCompoundRewardShares !== undefined)
+          out.push(sample('avax_validator_auto_compound_reward_ratio', labels, val.autoCompoundRewardShares / 1_000_000));
         const threshold = rewardUptimeThreshold(val.startTime, v.rewardUptimeUpgradeTime);
         out.push(sample('avax_validator_reward_uptime_threshold_ratio', labels, threshold));
         const budget = v.observedAt === undefined ? undefined : downtimeBudgetSeconds(val, threshold, v.observedAt);

@@ -99,7 +99,8 @@ export const addressesSchema = z.array(addressEntrySchema).superRefine((list, ct
     // EVM addresses are case-insensitive (mixed case is only a checksum).
     const key = `${a.chain}/${isPChain(a.chain) ? a.address : a.address.toLowerCase()}`;
     const prevKey = keys.get(key);
-    if (prevKey !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `${a.address} on chain ${a.chain} is already watched as addresses[${prevKey}]` });
+    if (prevKey !== undefined)
+      ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `${a.address} on chain ${a.chain} is already watched as addresses[${prevKey}]` });
     else keys.set(key, i);
   });
 });

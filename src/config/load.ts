@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { rawConfigSchema, parseListenAddress, type RawConfig } from './schema.js';
+import { rawConfigSchema, parseListenAddress } from './schema.js';
 import { formatDuration } from './duration.js';
 import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiNetwork } from '../data-api/client.js';
 import { DEFAULT_PROBE_MAX_TARGETS, finalizeProbeConfig, type ProbeConfig } from '../probe/config.js';
@@ -137,7 +137,10 @@ const FLAGS = {
   'poll.interval': { type: 'string', describe: 'Time between two polls of a node (default 15s)' },
   'poll.timeout': { type: 'string', describe: 'Deadline of one poll, retries included (default 10s)' },
   'poll.max-age': { type: 'string', describe: "Age after which a failed source's series are dropped (default 3 poll intervals)" },
-  'poll.peers-interval': { type: 'string', describe: `Least time between two info.peers calls to a node, 0s for every round (default ${DEFAULT_PEERS_INTERVAL_MS / 1000}s)` },
+  'poll.peers-interval': {
+    type: 'string',
+    describe: `Least time between two info.peers calls to a node, 0s for every round (default ${DEFAULT_PEERS_INTERVAL_MS / 1000}s)`,
+  },
   'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
   'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
   'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
@@ -173,7 +176,11 @@ function readEnv(env: NodeJS.ProcessEnv): Partial<Record<FlagName, unknown>> {
   for (const [flag, def] of Object.entries(FLAGS) as [FlagName, (typeof FLAGS)[FlagName]][]) {
     const raw = env[envNameOf(flag)];
     if (raw === undefined || raw === '') continue;
-    if ('array' in def && def.array) out[flag] = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    if ('array' in def && def.array)
+      out[flag] = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (def.type === 'boolean') out[flag] = /^(1|true|yes|on)$/i.test(raw.trim());
     else if (def.type === 'number') out[flag] = Number(raw.trim());
     else out[flag] = raw;
@@ -281,7 +288,7 @@ function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName,
   set('log', 'format', values['log.format']);
   if (values.demo !== undefined) raw['demo'] = values.demo;
   const urls = values['node.url'];
-  if (Array.isArray(urls)) raw['nodes'] = urls.map((url) => ({ url }));
+  if (Array.isArray(urls)) raw['nodes'] = (urls as unknown[]).map((url) => ({ url }));
   for (const k of ['web', 'poll', 'watch', 'log', 'data_api']) {
     const v = raw[k];
     if (v && typeof v === 'object' && Object.keys(v).length === 0) delete raw[k];
@@ -353,7 +360,9 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
         subnetIds: w.subnet_ids ?? globalWatch.subnet_ids ?? [],
         maxValidators: w.max_validators ?? globalWatch.max_validators ?? DEFAULT_MAX_VALIDATORS,
         // Only when there are some, so configurations without them stay as they were (and reloads compare equal).
-        ...((w.validation_ids ?? globalWatch.validation_ids ?? []).length > 0 ? { validationIds: [...new Set(w.validation_ids ?? globalWatch.validation_ids)] } : {}),
+        ...((w.validation_ids ?? globalWatch.validation_ids ?? []).length > 0
+          ? { validationIds: [...new Set(w.validation_ids ?? globalWatch.validation_ids)] }
+          : {}),
       },
     };
   });
@@ -389,7 +398,12 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
   );
   // Each address goes to whoever asks about it: its node (EVM) or the Data API (P-Chain). Set only
   // when there is one, so a configuration without addresses stays as it was (and reloads compare equal).
-  const addresses = resolveAddresses(raw.addresses, nodes.map((n) => n.name), dataApi, problems);
+  const addresses = resolveAddresses(
+    raw.addresses,
+    nodes.map((n) => n.name),
+    dataApi,
+    problems,
+  );
   for (const n of nodes) {
     const mine = addresses.byNode.get(n.name);
     if (mine) n.addresses = mine;
@@ -435,7 +449,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(['config.file: the top level must be a mapping']);
   }
   const raw = overlay(fileRaw as Record<string, unknown>, merged);
-  return { config: buildConfig(raw as RawConfig, env), checkOnly: merged['config.check'] === true };
+  return { config: buildConfig(raw, env), checkOnly: merged['config.check'] === true };
 }
 
 /** The config with every secret replaced, for `--config.check` and the status page. */
@@ -447,9 +461,7 @@ export function redactConfig(config: Config): Config {
     nodes: config.nodes.map((n) => ({
       ...n,
       url: redactUrl(n.url),
-      headers: Object.fromEntries(
-        Object.entries(n.headers).map(([k, v]) => [k, n.secretHeaders.includes(k.toLowerCase()) ? '<secret>' : v]),
-      ),
+      headers: Object.fromEntries(Object.entries(n.headers).map(([k, v]) => [k, n.secretHeaders.includes(k.toLowerCase()) ? '<secret>' : v])),
     })),
   };
 }

@@ -93,7 +93,17 @@ const nodeSchema = z.strictObject({
 
 /** A positive number, written as a number in YAML or as a decimal string in a flag or variable. */
 const positiveNumber = z
-  .union([z.number(), z.string().trim().regex(/^\d+(\.\d+)?$/).transform(Number)], { error: 'must be a number' })
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^\d+(\.\d+)?$/)
+        .transform(Number),
+    ],
+    { error: 'must be a number' },
+  )
   .refine((v) => Number.isFinite(v) && v > 0, 'must be a number greater than zero');
 
 const positiveInt = positiveNumber.refine((v) => Number.isInteger(v), 'must be a whole number');
@@ -103,9 +113,7 @@ const dataApiSchema = z.strictObject({
   enabled: z.boolean().optional(),
   url: httpUrl.optional(),
   network: z.enum(['mainnet', 'fuji', 'testnet'], { error: 'must be mainnet, fuji or testnet' }).optional(),
-  key: z
-    .never({ error: 'the API key is not read from the configuration; give it in AVAX_EXPORTER_DATA_API_KEY or in a file named by key_file' })
-    .optional(),
+  key: z.never({ error: 'the API key is not read from the configuration; give it in AVAX_EXPORTER_DATA_API_KEY or in a file named by key_file' }).optional(),
   key_file: z.string().min(1).optional(),
   key_header: headerName.optional(),
   rate_limit: positiveNumber.refine((v) => v <= 100_000, 'must be at most 100000 requests per minute').optional(),
@@ -130,7 +138,10 @@ export const rawConfigSchema = z.strictObject({
   web: z
     .strictObject({
       listen_address: listenAddress.optional(),
-      telemetry_path: z.string().regex(/^\/[\x21-\x7e]*$/, 'must be a path starting with /').optional(),
+      telemetry_path: z
+        .string()
+        .regex(/^\/[\x21-\x7e]*$/, 'must be a path starting with /')
+        .optional(),
       config_file: z.string().min(1).optional(),
       enable_lifecycle: z.boolean().optional(),
     })
@@ -158,9 +169,6 @@ export const rawConfigSchema = z.strictObject({
   addresses: addressesSchema.optional(),
   demo: z.boolean().optional(),
 });
-
-/** Raw configuration before defaults. */
-export type RawConfig = z.input<typeof rawConfigSchema>;
 
 /** Splits a listen address (`:9785`, `127.0.0.1:9785`, `[::1]:9785`) into host and port. */
 export function parseListenAddress(s: string): { host: string | undefined; port: number } | undefined {

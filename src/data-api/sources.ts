@@ -281,7 +281,10 @@ export function advanceProposer(
   // The endpoint lists the node's own blocks; one naming another proposer is not counted.
   const mine = blocks.filter((b) => b.proposerDetails?.proposerNodeId === undefined || b.proposerDetails.proposerNodeId === nodeId);
   const newest = (list: readonly BlockItem[], from: ProposerState['last']) =>
-    list.reduce<ProposerState['last']>((a, b) => (a === undefined || b.blockNumber > a.height ? { height: b.blockNumber, timestampSeconds: b.blockTimestamp } : a), from);
+    list.reduce<ProposerState['last']>(
+      (a, b) => (a === undefined || b.blockNumber > a.height ? { height: b.blockNumber, timestampSeconds: b.blockTimestamp } : a),
+      from,
+    );
   if (!prev) return { nodeId, chain, count: 0, last: newest(mine, undefined), sinceSeconds: nowSeconds };
   const fresh = new Map<bigint, BlockItem>();
   for (const b of mine) if (isNew(prev, b)) fresh.set(b.blockNumber, b);

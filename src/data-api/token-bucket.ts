@@ -63,10 +63,7 @@ export class TokenBucket {
     if (waitMs <= 0) return;
     if (readyAt > deadline.at) {
       this.#tokens += 1;
-      throw new UpstreamError(
-        'rate_limited',
-        `client-side rate limit: the next request slot is in ${(waitMs / 1000).toFixed(1)} s, after the poll's deadline`,
-      );
+      throw new UpstreamError('rate_limited', `client-side rate limit: the next request slot is in ${(waitMs / 1000).toFixed(1)} s, after the poll's deadline`);
     }
     await new Promise<void>((resolve, reject) => {
       const onAbort = () => {

@@ -50,7 +50,11 @@ export class SampleAssembler {
   /** The groups of samples of the state at `input.nowMs`. */
   assemble(input: AssembleInput): (readonly Sample[])[] {
     const groups: (readonly Sample[])[] = [
-      [{ name: 'avax_exporter_build_info', labels: input.build, value: 1 }, { name: 'avax_exporter_ready', labels: {}, value: input.ready ? 1 : 0 }, ...(input.extra ?? [])],
+      [
+        { name: 'avax_exporter_build_info', labels: input.build, value: 1 },
+        { name: 'avax_exporter_ready', labels: {}, value: input.ready ? 1 : 0 },
+        ...(input.extra ?? []),
+      ],
     ];
     // The states' own series go last, one group per poller: its series share the `node` label, which tells the renderer no other group can repeat them.
     const byNode = new Map<string, { states: SourceState[]; maxAges: number[] }>();
@@ -74,7 +78,11 @@ export class SampleAssembler {
    */
   #own(node: string, states: readonly SourceState[], maxAges: readonly number[]): readonly Sample[] {
     const hit = this.#owned.get(node);
-    if (hit && hit.states.length === states.length && states.every((s, i) => hit.states[i] === s && hit.polls[i] === s.polls && hit.maxAges[i] === maxAges[i])) {
+    if (
+      hit &&
+      hit.states.length === states.length &&
+      states.every((s, i) => hit.states[i] === s && hit.polls[i] === s.polls && hit.maxAges[i] === maxAges[i])
+    ) {
       return hit.samples;
     }
     const own: Sample[] = [];

@@ -16,13 +16,14 @@ const CHUNK = 500;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-const NEEDS_SANITIZING = /[\uD800-\uDFFF\u0000]/;
+/** Surrogates (maybe lone); NUL is looked for with includes(). */
+const NEEDS_SANITIZING = /[\uD800-\uDFFF]/;
 
 /** Makes a label value safe: well-formed UTF-8, no NUL, bounded length. */
 export function sanitizeLabelValue(v: string): string {
-  if (v.length <= MAX_LABEL_LENGTH && !NEEDS_SANITIZING.test(v)) return v;
+  if (v.length <= MAX_LABEL_LENGTH && !NEEDS_SANITIZING.test(v) && !v.includes('\u0000')) return v;
   // Lone surrogates cannot be encoded as UTF-8; replace them like TextEncoder would.
-  let s = v.replace(LONE_SURROGATE, '\ufffd').replace(/\u0000/g, '');
+  let s = v.replace(LONE_SURROGATE, '\ufffd').replaceAll('\u0000', '');
   if (s.length > MAX_LABEL_LENGTH) s = `${s.slice(0, MAX_LABEL_LENGTH - 1)}…`;
   return s;
 }

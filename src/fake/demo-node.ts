@@ -260,9 +260,7 @@ class DemoSimulation {
       }
     }
     if (rng() < 0.05) {
-      const candidates = s.primaryValidators.filter(
-        (v) => v.connected && !this.pinned.has(v.nodeId) && !this.disconnectedFor.has(v.nodeId),
-      );
+      const candidates = s.primaryValidators.filter((v) => v.connected && !this.pinned.has(v.nodeId) && !this.disconnectedFor.has(v.nodeId));
       const v = pick(rng, candidates);
       if (v) {
         v.connected = false;

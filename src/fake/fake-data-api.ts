@@ -93,7 +93,15 @@ export const FAKE_AVAX_ASSET_IDS = {
 
 /** An AVAX entry of a balance category: `navax` nAVAX in one UTXO. */
 export function fakeAvaxAmount(navax: bigint, network: 'mainnet' | 'fuji' = 'mainnet'): FakeBalanceAsset {
-  return { assetId: FAKE_AVAX_ASSET_IDS[network], name: 'Avalanche', symbol: 'AVAX', denomination: 9, type: 'secp256k1', amount: navax.toString(), utxoCount: 1 };
+  return {
+    assetId: FAKE_AVAX_ASSET_IDS[network],
+    name: 'Avalanche',
+    symbol: 'AVAX',
+    denomination: 9,
+    type: 'secp256k1',
+    amount: navax.toString(),
+    utxoCount: 1,
+  };
 }
 
 /** Everything the fake answers from; mutate it freely between requests. */
@@ -391,7 +399,6 @@ class HttpProblem extends Error {
   }
 }
 
-
 /** A running fake Data API. */
 export class FakeDataApi extends FakeHttpServer {
   /** The world it answers from. */
@@ -528,7 +535,8 @@ export class FakeDataApi extends FakeHttpServer {
     if (parts[4] === 'blockchains' && parts[5] !== undefined) {
       const alias = CHAIN_IDS[parts[5]];
       if (!alias) throw new HttpProblem(404, `Blockchain ${parts[5]} not found`);
-      if (parts[6] === 'balances' && parts.length === 7) return { balances: this.balances(alias, network, ours, q.get('addresses')), chainInfo: chainInfo(alias) };
+      if (parts[6] === 'balances' && parts.length === 7)
+        return { balances: this.balances(alias, network, ours, q.get('addresses')), chainInfo: chainInfo(alias) };
       let list: FakeDataApiBlock[];
       if (parts[6] === 'blocks' && parts.length === 7) list = ours ? this.state.blocks[alias] : [];
       else if (parts[6] === 'nodes' && parts[7] !== undefined && parts[8] === 'blocks' && parts.length === 9) {
@@ -549,14 +557,21 @@ export class FakeDataApi extends FakeHttpServer {
    * Only the P-Chain holds data here; the X- and C-Chain answer their categories empty.
    */
   private balances(alias: FakeChainAlias, network: string, ours: boolean, addressesParam: string | null): Record<string, FakeBalanceAsset[]> {
-    const addresses = (addressesParam ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+    const addresses = (addressesParam ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
     if (addresses.length === 0) throw new HttpProblem(400, ['addresses should not be empty']);
     const hrp = network === 'mainnet' ? 'avax' : 'fuji';
     const bare = addresses.map((a) => a.replace(/^[PX]-/, ''));
     const wrong = bare.find((a) => !a.startsWith(`${hrp}1`));
     if (wrong !== undefined) throw new HttpProblem(400, [`Invalid address ${wrong} for network ${network}`]);
     const categories: readonly string[] =
-      alias === 'p-chain' ? P_CHAIN_BALANCE_CATEGORIES : alias === 'x-chain' ? ['locked', 'unlocked', 'atomicMemoryUnlocked', 'atomicMemoryLocked'] : ['atomicMemoryUnlocked', 'atomicMemoryLocked'];
+      alias === 'p-chain'
+        ? P_CHAIN_BALANCE_CATEGORIES
+        : alias === 'x-chain'
+          ? ['locked', 'unlocked', 'atomicMemoryUnlocked', 'atomicMemoryLocked']
+          : ['atomicMemoryUnlocked', 'atomicMemoryLocked'];
     const out: Record<string, FakeBalanceAsset[]> = Object.fromEntries(categories.map((c) => [c, []]));
     if (!ours || alias !== 'p-chain') return out;
     for (const category of P_CHAIN_BALANCE_CATEGORIES) {
@@ -564,7 +579,10 @@ export class FakeDataApi extends FakeHttpServer {
       for (const a of bare) {
         for (const e of this.state.pChainBalances?.[a]?.[category] ?? []) {
           const prev = byAsset.get(e.assetId);
-          byAsset.set(e.assetId, prev ? { ...prev, amount: (BigInt(prev.amount) + BigInt(e.amount)).toString(), utxoCount: prev.utxoCount + e.utxoCount } : { ...e });
+          byAsset.set(
+            e.assetId,
+            prev ? { ...prev, amount: (BigInt(prev.amount) + BigInt(e.amount)).toString(), utxoCount: prev.utxoCount + e.utxoCount } : { ...e },
+          );
         }
       }
       out[category] = [...byAsset.values()];

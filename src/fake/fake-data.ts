@@ -7,15 +7,7 @@
  * @packageDocumentation
  */
 import { createHash } from 'node:crypto';
-import type {
-  FakeBlsSigner,
-  FakeCheck,
-  FakeDelegator,
-  FakeNodeState,
-  FakeOwner,
-  FakePeer,
-  FakeValidator,
-} from './fake-node.js';
+import type { FakeBlsSigner, FakeCheck, FakeDelegator, FakeNodeState, FakeOwner, FakePeer, FakeValidator } from './fake-node.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants
@@ -182,8 +174,7 @@ function randomAddress(rng: Prng, hrp = 'avax'): string {
 // Functions rather than shared constants: structuredClone keeps shared references shared, and a
 // test mutating one validator's owner must not change another's.
 const selfPop = (): FakeBlsSigner => ({
-  publicKey:
-    '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15',
+  publicKey: '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15',
   proofOfPossession:
     '0x86a3ab4c45cfe31cae34c1d06f212434ac71b1be6cfe046c80c162e057614a94a5bc9f1ded1a7029deb0ba4ca7c9b71411e293438691be79c2dbf19d1ca7c3eadb9c756246fc5de5b7b89511c7d7302ae051d9e03d7991138299b5ed6a570a98',
 });
@@ -416,8 +407,7 @@ const BASE_STATE: FakeNodeState = {
       uptime: 0,
       connected: false,
       signer: {
-        publicKey:
-          '0xa4a3a62917f1761ad082f8373acf9eef13c889331b842c3a0e30c2da18ce5b36a12cd4f605e96afd883f5394842d2143',
+        publicKey: '0xa4a3a62917f1761ad082f8373acf9eef13c889331b842c3a0e30c2da18ce5b36a12cd4f605e96afd883f5394842d2143',
         proofOfPossession:
           '0x6f19994b6b04b52bfaec772f2aad7e6c0a08e7415b8278ed9791c35dcb51bc0eb287f190210e4798a3c26385efa0168a7bd6fd692afcb016bc12dd5dc18c6f44ccabad863881e19ed601e5da09e16b1d2281f118b8fd9c4d5927bc0e843ad033',
       },
@@ -434,8 +424,7 @@ const BASE_STATE: FakeNodeState = {
           weight: 20n,
           startTime: 1734034648,
           validationId: FIXTURE_IDS.l1ValidationId,
-          publicKey:
-            '0x91951771ff32b1a985a4936592bce8512a986353c4c2eb5a0f12dbb76bda3a0a0c975e26413ff44c0ee9d8d689eff8ed',
+          publicKey: '0x91951771ff32b1a985a4936592bce8512a986353c4c2eb5a0f12dbb76bda3a0a0c975e26413ff44c0ee9d8d689eff8ed',
           remainingBalanceOwner: l1Owner(),
           deactivationOwner: l1Owner(),
           minNonce: 0n,
@@ -446,8 +435,7 @@ const BASE_STATE: FakeNodeState = {
           weight: 20n,
           startTime: 1734034700,
           validationId: 'H7Fjzmi4BY6PA9QaNF9GnuMDojjzZ3mcSu5k1z3R4pD6Exj7c',
-          publicKey:
-            '0x7c6fb47fde3fbd64aa08cb01d30450ee7cbf6e217a14475468ac81c1388ee10beb3938f6af1db5dfe1f443f2e611ed03',
+          publicKey: '0x7c6fb47fde3fbd64aa08cb01d30450ee7cbf6e217a14475468ac81c1388ee10beb3938f6af1db5dfe1f443f2e611ed03',
           remainingBalanceOwner: emptyOwner(),
           deactivationOwner: emptyOwner(),
           minNonce: 2n,

@@ -413,8 +413,7 @@ type Endpoint =
 const JSON_CT = 'application/json; charset=utf-8';
 const TEXT_CT = 'text/plain; charset=utf-8';
 const NOT_BOOTSTRAPPED = 'API call rejected because chain is not done bootstrapping\n';
-const INVALID_ARGS =
-  "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
+const INVALID_ARGS = "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. See documentation for example calls";
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** A JSON-RPC error raised by a handler (always -32000 unless said otherwise). */
@@ -573,7 +572,7 @@ function optStringArray(args: Record<string, unknown>, name: string): string[] {
   const v = field(args, name);
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || !v.every((e) => typeof e === 'string')) throw new InvalidArgs();
-  return v as string[];
+  return v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -678,8 +677,7 @@ export class FakeNode extends FakeHttpServer {
 
     const endpoint = this.resolve(httpMethod, path);
     const fault = this.findFault(call, endpoint);
-    const dialect: Dialect =
-      endpoint.kind === 'gorilla' ? 'gorilla' : endpoint.kind === 'geth' ? 'geth' : 'none';
+    const dialect: Dialect = endpoint.kind === 'gorilla' ? 'gorilla' : endpoint.kind === 'geth' ? 'geth' : 'none';
 
     if (fault?.kind === 'hang') return; // the socket stays open until the client or stop() closes it
     if (fault?.kind === 'status') {
@@ -762,7 +760,8 @@ export class FakeNode extends FakeHttpServer {
   private deliverPartial(res: ServerResponse, wire: WireResponse): void {
     if (res.destroyed) return;
     // An empty body cannot be cut short; announce a body that never fully arrives instead.
-    const full = wire.body.length === 0 ? Buffer.from('{"jsonrpc":"2.0","result":{}}\n') : typeof wire.body === 'string' ? Buffer.from(wire.body, 'utf8') : wire.body;
+    const full =
+      wire.body.length === 0 ? Buffer.from('{"jsonrpc":"2.0","result":{}}\n') : typeof wire.body === 'string' ? Buffer.from(wire.body, 'utf8') : wire.body;
     res.writeHead(wire.status, { ...wire.headers, 'Content-Length': String(full.length) });
     res.write(full.subarray(0, Math.floor(full.length / 2)), () => res.socket?.destroy());
   }
@@ -846,13 +845,7 @@ export class FakeNode extends FakeHttpServer {
     return { kind: 'not-found' };
   }
 
-  private answer(
-    endpoint: Endpoint,
-    httpMethod: string,
-    contentType: string | undefined,
-    query: string,
-    body: string,
-  ): WireResponse {
+  private answer(endpoint: Endpoint, httpMethod: string, contentType: string | undefined, query: string, body: string): WireResponse {
     switch (endpoint.kind) {
       case 'not-found':
         return text(404, '404 page not found\n', true);
@@ -880,13 +873,7 @@ export class FakeNode extends FakeHttpServer {
   // gorilla/rpc v2 json2 emulation
   // -------------------------------------------------------------------------------------------
 
-  private gorilla(
-    service: GorillaService,
-    chain: string | undefined,
-    httpMethod: string,
-    contentType: string | undefined,
-    body: string,
-  ): WireResponse {
+  private gorilla(service: GorillaService, chain: string | undefined, httpMethod: string, contentType: string | undefined, body: string): WireResponse {
     if (httpMethod !== 'POST') return text(405, `rpc: POST method required, received ${httpMethod}`, false);
     let ct = contentType ?? '';
     const semi = ct.indexOf(';');
@@ -908,7 +895,10 @@ export class FakeNode extends FakeHttpServer {
     const env = parsed;
     const version = env['jsonrpc'];
     const method = env['method'];
-    for (const [key, v] of [['jsonrpc', version], ['method', method]] as const) {
+    for (const [key, v] of [
+      ['jsonrpc', version],
+      ['method', method],
+    ] as const) {
       if (v !== undefined && v !== null && typeof v !== 'string') {
         const msg = `json: cannot unmarshal ${goTypeName(v)} into Go struct field serverRequest.${key} of type string`;
         return gorillaError(null, -32700, msg, zeroRequest(), false, true);
@@ -1042,9 +1032,7 @@ export class FakeNode extends FakeHttpServer {
       s.primaryValidators.some((v) => v.nodeId === id || v.txId === id) ||
       s.peers.some((p) => p.nodeId === id) ||
       Object.hasOwn(s.subnets, id) ||
-      Object.values(s.subnets).some((sub) =>
-        sub.validators.some((v) => v.nodeId === id || ('validationId' in v ? v.validationId === id : v.txId === id)),
-      ) ||
+      Object.values(s.subnets).some((sub) => sub.validators.some((v) => v.nodeId === id || ('validationId' in v ? v.validationId === id : v.txId === id))) ||
       Object.values(s.l1Uptimes).some((l) => l.some((v) => v.nodeId === id || v.validationId === id)) ||
       s.blockchains.some((b) => b.id === id || b.subnetId === id)
     );
@@ -1142,10 +1130,12 @@ export class FakeNode extends FakeHttpServer {
   }
 
   private healthHandlers(): Record<string, Handler> {
-    const report = (which: 'health' | 'readiness' | 'liveness'): Handler => (args) => {
-      const tags = optStringArray(args, 'tags');
-      return () => this.healthReply(which, tags);
-    };
+    const report =
+      (which: 'health' | 'readiness' | 'liveness'): Handler =>
+      (args) => {
+        const tags = optStringArray(args, 'tags');
+        return () => this.healthReply(which, tags);
+      };
     return { Health: report('health'), Readiness: report('readiness'), Liveness: report('liveness') };
   }
 
@@ -1279,12 +1269,14 @@ export class FakeNode extends FakeHttpServer {
     if (params.length > 2) return 'too many arguments, want at most 2';
     const [address, block] = params as unknown[];
     if (address === undefined) return 'missing value for required argument 0';
-    if (typeof address !== 'string' || !address.startsWith('0x')) return 'invalid argument 0: json: cannot unmarshal non-hex string into Go value of type common.Address';
+    if (typeof address !== 'string' || !address.startsWith('0x'))
+      return 'invalid argument 0: json: cannot unmarshal non-hex string into Go value of type common.Address';
     if (!/^0x[0-9a-fA-F]*$/.test(address)) return 'invalid argument 0: json: cannot unmarshal invalid hex string into Go value of type common.Address';
     if (address.length !== 42) return `invalid argument 0: hex string has length ${address.length - 2}, want 40 for common.Address`;
     if (block === undefined) return 'missing value for required argument 1';
     const tags = ['latest', 'pending', 'earliest', 'finalized', 'safe', 'accepted'];
-    if (typeof block !== 'string' || !(tags.includes(block) || /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/.test(block))) return 'invalid argument 1: invalid block number';
+    if (typeof block !== 'string' || !(tags.includes(block) || /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/.test(block)))
+      return 'invalid argument 1: invalid block number';
     return undefined;
   }
 
@@ -1466,7 +1458,7 @@ function peekRpc(body: string): { method?: string; params?: unknown; hasParams: 
   } catch {
     return { hasParams: false };
   }
-  const msg = Array.isArray(v) ? v[0] : v;
+  const msg: unknown = Array.isArray(v) ? (v as unknown[])[0] : v;
   if (!isPlainObject(msg)) return { hasParams: false };
   const out: { method?: string; params?: unknown; hasParams: boolean; id?: unknown } = { hasParams: false };
   if (typeof msg['method'] === 'string') out.method = msg['method'];
@@ -1490,7 +1482,6 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('error', reject);
   });
 }
-
 
 /**
  * Subnets with a chain still bootstrapping (`state.bootstrapped[chain] === false`), sorted:
@@ -1567,7 +1558,11 @@ export function setChainNetworkingIn(state: FakeNodeState, chain: string, discon
   const message = isPlainObject(check.message) ? check.message : {};
   const previous = isPlainObject(message['networking']) ? message['networking'] : {};
   // A Go set: sorted, without duplicates.
-  message['networking'] = { ...previous, disconnectedValidators: [...new Set(disconnectedValidators)].sort(), ...(percentConnected === undefined ? {} : { percentConnected }) };
+  message['networking'] = {
+    ...previous,
+    disconnectedValidators: [...new Set(disconnectedValidators)].sort(),
+    ...(percentConnected === undefined ? {} : { percentConnected }),
+  };
   check.message = message;
   state.health[chain] = check;
 }

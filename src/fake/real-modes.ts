@@ -40,7 +40,14 @@ export function partialSyncMode(state: FakeNodeState, opts: { primaryValidator?:
   if (primary) state.healthTags[PRIMARY_NETWORK_ID] = primary.filter((n) => n !== 'X' && n !== 'C');
   const isPrimaryValidator = state.primaryValidators.some((v) => v.nodeId === state.nodeId);
   const check: FakeCheck = isPrimaryValidator
-    ? { message: 'node is a primary network validator', error: 'partial sync should not be configured for a validator', timestamp: rfc3339Nano(), duration: 2000, contiguousFailures: 1, timeOfFirstFailure: rfc3339Nano() }
+    ? {
+        message: 'node is a primary network validator',
+        error: 'partial sync should not be configured for a validator',
+        timestamp: rfc3339Nano(),
+        duration: 2000,
+        contiguousFailures: 1,
+        timeOfFirstFailure: rfc3339Nano(),
+      }
     : { message: 'node is not a primary network validator', timestamp: rfc3339Nano(), duration: 2000 };
   state.health['validation'] = check;
   // A node that runs no C-Chain has no C-Chain balances to answer for.
@@ -122,7 +129,10 @@ export function addL1Chain(state: FakeNodeState, subnetId: string, name: string,
   state.blockchains.push({ id, name, subnetId, vmId: state.blockchains.find((b) => b.subnetId === subnetId)?.vmId ?? idFrom('vm:subnet-evm') });
   state.bootstrapped[id] = true;
   state.health[id] = {
-    message: { engine: { consensus: { lastAcceptedHeight: 1, processingBlocks: 0 }, vm: null }, networking: { disconnectedValidators: [], percentConnected: 1 } },
+    message: {
+      engine: { consensus: { lastAcceptedHeight: 1, processingBlocks: 0 }, vm: null },
+      networking: { disconnectedValidators: [], percentConnected: 1 },
+    },
     timestamp: rfc3339Nano(),
     duration: 1000,
   };
@@ -164,7 +174,13 @@ export function restartedAfterOutage(state: FakeNodeState, offlineSeconds: numbe
  * (getCurrentValidators `uptime` on the observer) drops, and `connected` is
  * false while `stillOffline`.
  */
-export function observedOutage(state: FakeNodeState, nodeId: string, offlineSeconds: number, stillOffline: boolean, nowSec = Math.floor(Date.now() / 1000)): FakeNodeState {
+export function observedOutage(
+  state: FakeNodeState,
+  nodeId: string,
+  offlineSeconds: number,
+  stillOffline: boolean,
+  nowSec = Math.floor(Date.now() / 1000),
+): FakeNodeState {
   const v = state.primaryValidators.find((x) => x.nodeId === nodeId);
   if (!v) throw new Error(`no primary validator ${nodeId} in the fake state`);
   v.uptime = networkViewAfterOutage(v.startTime, offlineSeconds, nowSec) * 100;

@@ -2,15 +2,7 @@
  * Typed failures of upstream calls. Every failure of a source ends up as one of
  * these reasons, which is what `avax_source_poll_failures_total{reason}` counts.
  */
-export const FAILURE_REASONS = [
-  'timeout',
-  'connect',
-  'http_status',
-  'rpc_error',
-  'invalid_response',
-  'network_mismatch',
-  'rate_limited',
-] as const;
+export const FAILURE_REASONS = ['timeout', 'connect', 'http_status', 'rpc_error', 'invalid_response', 'network_mismatch', 'rate_limited'] as const;
 
 /** Why a poll of a source failed. */
 export type FailureReason = (typeof FAILURE_REASONS)[number];

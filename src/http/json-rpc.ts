@@ -146,13 +146,7 @@ export class JsonRpcClient {
   }
 
   /** Calls `method` at `path` and returns its validated result. Transient failures are retried within the deadline. */
-  async call<S extends z.ZodType>(
-    path: string,
-    method: string,
-    params: unknown,
-    schema: S,
-    deadline: Deadline,
-  ): Promise<z.output<S>> {
+  async call<S extends z.ZodType>(path: string, method: string, params: unknown, schema: S, deadline: Deadline): Promise<z.output<S>> {
     const what = `${method} at ${path}`;
     const { id, res } = await this.#answer(path, method, params, deadline);
     const result = schema.safeParse(resultOf(parseJsonBody(res.body, what), id, what));
@@ -222,7 +216,7 @@ export class JsonRpcClient {
     const rest = (spec.rest ?? UNCHECKED).safeParse(result);
     if (!rest.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(rest.error)})`);
     const count = split ? split.spans.length / 2 : (items as unknown[]).length;
-    const out: R[] = new Array(count);
+    const out = new Array<R>(count);
     for (let start = 0; start < count; start += ITEM_BATCH) {
       if (start > 0 || split) await yieldToLoop();
       const end = Math.min(count, start + ITEM_BATCH);
@@ -286,7 +280,6 @@ export class JsonRpcClient {
     return { id, res };
   }
 }
-
 
 /** Checks a parsed JSON-RPC response (version, id, error) and returns its result. */
 function resultOf(body: unknown, id: number, what: string): unknown {

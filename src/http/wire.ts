@@ -52,12 +52,6 @@ export function navaxToAvax(navax: bigint): number {
   return Number(whole) + Number(frac) / 1e9;
 }
 
-/** The Unix epoch seconds of an RFC 3339 string, or undefined when unparseable. */
-export function rfc3339ToSeconds(s: string): number | undefined {
-  const ms = Date.parse(s);
-  return Number.isFinite(ms) ? ms / 1000 : undefined;
-}
-
 /** Flattens zod issues into one readable line: `path: message; ...` (first few). */
 export function describeIssues(err: z.ZodError, limit = 3): string {
   const parts = err.issues.slice(0, limit).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);

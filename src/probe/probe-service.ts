@@ -318,7 +318,8 @@ export class ProbeService {
     const identity = states.find((s) => s.source === this.#opts.identitySource);
     const fresh = identity?.up === true && identity.lastSuccessMs !== undefined && nowMs - identity.lastSuccessMs <= maxAgeMs;
     samples.push({ name: 'avax_probe_success', labels, value: fresh ? 1 : 0 });
-    if (identity?.lastAttemptMs !== undefined) samples.push({ name: 'avax_probe_poll_age_seconds', labels, value: Math.max(0, nowMs - identity.lastAttemptMs) / 1000 });
+    if (identity?.lastAttemptMs !== undefined)
+      samples.push({ name: 'avax_probe_poll_age_seconds', labels, value: Math.max(0, nowMs - identity.lastAttemptMs) / 1000 });
     samples.push({ name: 'avax_probe_duration_seconds', labels, value: (performance.now() - started) / 1000 });
     const renderer = new ExpositionRenderer();
     const exposition = await renderer.render(samples);

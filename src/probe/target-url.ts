@@ -41,7 +41,8 @@ export function parseRequestedTarget(raw: string): ParsedTarget {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, reason: 'only http(s) URLs can be probed' };
   if (u.username !== '' || u.password !== '') return { ok: false, reason: 'a target URL must not carry credentials' };
-  if (u.search !== '' || u.hash !== '' || raw.includes('?') || raw.includes('#')) return { ok: false, reason: 'a target URL must not carry a query or a fragment' };
+  if (u.search !== '' || u.hash !== '' || raw.includes('?') || raw.includes('#'))
+    return { ok: false, reason: 'a target URL must not carry a query or a fragment' };
   const key = targetKey(raw);
   return key === undefined ? { ok: false, reason: 'not an http(s) URL with a host' } : { ok: true, key };
 }

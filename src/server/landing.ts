@@ -48,7 +48,7 @@ ${sourceRows || '<tr><td colspan="4">not polled yet</td></tr>'}
 ${statusPageHead(input)}
 </head><body>
 <h1>avax-exporter <small>${escapeHtml(input.version)}</small></h1>
-<p><a href="${escapeHtml(input.telemetryPath)}">Metrics</a> · <a href="/-/healthy">Healthy</a> · <a href="/-/ready">Ready</a> (${input.ready ? 'ready' : 'waiting for the first poll round'}) · <a href="/probe">Probe</a> <small>/probe?target=&lt;node name or URL&gt;: one node, for Prometheus to scrape each node as a target (see the README)</small></p>
+<p><a href="${escapeHtml(input.telemetryPath)}">Metrics</a> · <a href="/-/healthy">Healthy</a> · <a href="/-/ready">Ready</a> (${input.ready ? 'ready' : 'waiting for the first poll round'}) · <a href="/probe">Probe</a> <small>/probe?target=&lt;node name or URL&gt;: one node, for Prometheus to scrape each node as a target (see docs/probe-and-sharding.md)</small></p>
 ${renderFleetSummary(input)}
 ${rows}
 </body></html>

@@ -2,9 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProbeOutcome } from '../probe/probe-service.js';
 import { expositionBody } from './encoding.js';
 
-/** The path of the multi-target endpoint, as blackbox_exporter names it. */
-export const PROBE_PATH = '/probe';
-
 /** Header Prometheus sends with its scrape timeout, in seconds. */
 const SCRAPE_TIMEOUT_HEADER = 'x-prometheus-scrape-timeout-seconds';
 
@@ -39,7 +36,8 @@ function parseScrapeTimeout(req: IncomingMessage): number | undefined | { error:
   const raw = req.headers[SCRAPE_TIMEOUT_HEADER];
   if (raw === undefined) return undefined;
   const v = Array.isArray(raw) ? undefined : Number(raw);
-  if (v === undefined || raw === '' || !Number.isFinite(v) || v <= 0) return { error: `invalid ${SCRAPE_TIMEOUT_HEADER} header: must be a positive number of seconds` };
+  if (v === undefined || raw === '' || !Number.isFinite(v) || v <= 0)
+    return { error: `invalid ${SCRAPE_TIMEOUT_HEADER} header: must be a positive number of seconds` };
   return v;
 }
 

@@ -190,7 +190,10 @@ class Builder {
 function staleness(s: SourceState | undefined, nowMs: number): string {
   if (!s || s.up !== false) return '';
   const err = s.lastError ? `${s.lastError.reason}: ${s.lastError.message}` : 'failing';
-  const shown = s.value !== undefined && s.lastSuccessMs !== undefined ? `showing values from ${formatDuration((nowMs - s.lastSuccessMs) / 1000)} ago` : 'no values to show';
+  const shown =
+    s.value !== undefined && s.lastSuccessMs !== undefined
+      ? `showing values from ${formatDuration((nowMs - s.lastSuccessMs) / 1000)} ago`
+      : 'no values to show';
   return `<p class="note lvl warn"><b>WARN</b> source ${escapeHtml(s.source)} is down (${escapeHtml(err)}); ${shown}</p>`;
 }
 
@@ -302,7 +305,9 @@ function l1Section(b: Builder, s: SubnetValidators, watched: ReadonlySet<string>
   if (l1Validators.length === 0) return '';
   // Watched ids first, then the active ones by balance (with one fee price for all, the shortest runway first), inactive last.
   const rank = (r: ValidatorRecord) => (watched.has(r.nodeId) ? 0 : (r.balance ?? 0n) > 0n ? 1 : 2);
-  const ordered = [...l1Validators].sort((x, y) => rank(x) - rank(y) || ((x.balance ?? 0n) < (y.balance ?? 0n) ? -1 : (x.balance ?? 0n) > (y.balance ?? 0n) ? 1 : 0));
+  const ordered = [...l1Validators].sort(
+    (x, y) => rank(x) - rank(y) || ((x.balance ?? 0n) < (y.balance ?? 0n) ? -1 : (x.balance ?? 0n) > (y.balance ?? 0n) ? 1 : 0),
+  );
   const uptimes = new Map((l1?.chains ?? []).filter((c) => c.subnetId === s.subnetId).flatMap((c) => c.validators.map((u) => [u.validationId, u] as const)));
   const rows = ordered.slice(0, MAX_ROWS).map((r) => {
     const balance = navaxToAvax(r.balance ?? 0n);
@@ -363,7 +368,12 @@ function dataApiSections(b: Builder, states: ReadonlyMap<string, SourceState>, u
       } else cells.push(td(''));
       if (cur && (active || cur.status === 'pending')) {
         const left = cur.endTimestamp - nowMs / 1000;
-        add('da-time-left', timeLeftLevel(left), left > 0 ? `${formatDuration(left)} (ends ${when(cur.endTimestamp)})` : `ended ${when(cur.endTimestamp)}`, `validation ends in ${formatDuration(Math.max(0, left))}`);
+        add(
+          'da-time-left',
+          timeLeftLevel(left),
+          left > 0 ? `${formatDuration(left)} (ends ${when(cur.endTimestamp)})` : `ended ${when(cur.endTimestamp)}`,
+          `validation ends in ${formatDuration(Math.max(0, left))}`,
+        );
       } else cells.push(td(''));
       cells.push(td(active && cur.reachabilityRatio !== undefined ? pct(cur.reachabilityRatio) : ''));
       const p = proposers.find((x) => x.nodeId === n.nodeId && x.chain === 'P');
@@ -372,7 +382,8 @@ function dataApiSections(b: Builder, states: ReadonlyMap<string, SourceState>, u
       cells.push(td(active ? (cur.version ?? '') : ''));
       return `<tr data-da-validator="${escapeHtml(n.nodeId)}">${idCell(n.nodeId)}${cell('da-overall', worstLevel(levels), '')}${cells.join('')}</tr>`;
     });
-    const more = validators.nodes.length > MAX_ROWS ? note(`${validators.nodes.length - MAX_ROWS} more watched validators are not shown; all are on /metrics.`) : '';
+    const more =
+      validators.nodes.length > MAX_ROWS ? note(`${validators.nodes.length - MAX_ROWS} more watched validators are not shown; all are on /metrics.`) : '';
     out.push(
       `<h3>Validators as the Data API sees them (${escapeHtml(validators.network)}, primary network)</h3>\n${table(
         'da-validators',
@@ -384,7 +395,10 @@ function dataApiSections(b: Builder, states: ReadonlyMap<string, SourceState>, u
   }
   const blocks = states.get('data_api_blocks')?.value as DataApiBlocksValue | undefined;
   if (blocks) {
-    const rows = blocks.heads.map((h) => `<tr data-da-chain="${escapeHtml(h.chain)}">${td(h.chain)}${td(String(h.height))}${td(`${when(h.timestampSeconds)} (${formatDuration(nowMs / 1000 - h.timestampSeconds)} ago)`)}</tr>`);
+    const rows = blocks.heads.map(
+      (h) =>
+        `<tr data-da-chain="${escapeHtml(h.chain)}">${td(h.chain)}${td(String(h.height))}${td(`${when(h.timestampSeconds)} (${formatDuration(nowMs / 1000 - h.timestampSeconds)} ago)`)}</tr>`,
+    );
     out.push(`<h3>Chain heads the Data API has indexed</h3>\n${table('da-heads', ['chain', 'height', 'last block'], rows, 'no chain head')}`);
   }
   return out.join('\n');
@@ -412,7 +426,9 @@ function buildReport(node: string, input: StatusPageInput): NodeReport {
   const dataApiStates = mine.filter((s) => s.source.startsWith('data_api_'));
   if (dataApiStates.length > 0) {
     // The Data API knows no upgrade schedule: the reward requirement uses the one a node reported.
-    const upgradeTime = input.states.map((s) => (s.source === 'validators' ? (s.value as ValidatorsValue | undefined)?.rewardUptimeUpgradeTime : undefined)).find((t) => t !== undefined);
+    const upgradeTime = input.states
+      .map((s) => (s.source === 'validators' ? (s.value as ValidatorsValue | undefined)?.rewardUptimeUpgradeTime : undefined))
+      .find((t) => t !== undefined);
     b.parts.push(`${dataApiStates.map((s) => staleness(s, input.nowMs)).join('')}${dataApiSections(b, byName, upgradeTime, input.nowMs)}`);
   }
   return { level: worstLevel(b.levels), issues: b.issues, html: b.parts.filter(Boolean).join('\n') };

@@ -67,7 +67,13 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
     // most half the time left, leaving the other half to the fallback calls.
     const health = readHealthReport(ctx, Math.max(0, (ctx.deadline.at - Date.now()) / 2));
     const subnetChains = await watchedSubnetChains(ctx, previous?.subnetChains);
-    const l1 = [...new Map(Object.values(subnetChains).flat().map((c) => [c.id, c])).values()];
+    const l1 = [
+      ...new Map(
+        Object.values(subnetChains)
+          .flat()
+          .map((c) => [c.id, c]),
+      ).values(),
+    ];
     const l1Chains = l1.map((c) => c.id);
     const body = await health;
     const checks = healthChecks.safeParse(body);
@@ -76,12 +82,15 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
     // is not "still bootstrapping". Only the chains the node runs are reported.
     const partialSync = checks.success ? isPartialSyncReport(checks.data.checks) : (previous?.partialSync ?? false);
     const names = [...primaryChainsRun(partialSync), ...l1Chains];
-    if (healthSaysAllBootstrapped(body, l1.map((c) => c.check))) {
+    if (
+      healthSaysAllBootstrapped(
+        body,
+        l1.map((c) => c.check),
+      )
+    ) {
       return { chains: names.map((chain) => ({ chain, bootstrapped: true })), partialSync, subnetChains };
     }
-    const answers = await Promise.all(
-      names.map((chain) => ctx.rpc.call('/ext/info', 'info.isBootstrapped', { chain }, result, ctx.deadline)),
-    );
+    const answers = await Promise.all(names.map((chain) => ctx.rpc.call('/ext/info', 'info.isBootstrapped', { chain }, result, ctx.deadline)));
     return { chains: names.map((chain, i) => ({ chain, bootstrapped: answers[i]?.isBootstrapped ?? false })), partialSync, subnetChains };
   },
   collect: collectBootstrapped,

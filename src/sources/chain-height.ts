@@ -37,8 +37,22 @@ function heightSource(name: string, chain: string, path: string, method: string,
  * One source per chain, so a chain that is still bootstrapping (its API
  * answers 503) does not hide the heights of the others.
  */
-export const pChainSource = heightSource('p_chain', 'P', '/ext/bc/P', 'platform.getHeight', heightResult.transform((r) => r.height), false);
+export const pChainSource = heightSource(
+  'p_chain',
+  'P',
+  '/ext/bc/P',
+  'platform.getHeight',
+  heightResult.transform((r) => r.height),
+  false,
+);
 /** X-Chain height (avm.getHeight). */
-export const xChainSource = heightSource('x_chain', 'X', '/ext/bc/X', 'avm.getHeight', heightResult.transform((r) => r.height), true);
+export const xChainSource = heightSource(
+  'x_chain',
+  'X',
+  '/ext/bc/X',
+  'avm.getHeight',
+  heightResult.transform((r) => r.height),
+  true,
+);
 /** C-Chain height (eth_blockNumber on the geth-style endpoint). */
 export const cChainSource = heightSource('c_chain', 'C', '/ext/bc/C/rpc', 'eth_blockNumber', hexQuantity, true);

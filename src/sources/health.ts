@@ -154,7 +154,12 @@ export function futureUpgradeFrom(checks: Readonly<Record<string, { message?: un
     return r.success ? (r.data as z.output<(typeof futureUpgradeFields)[K]>) : undefined;
   };
   const pct = read('modeUpgradeWeightPercentage');
-  const out: FutureUpgrade = { localTime: read('localUpgradeTime'), stakeModeTime: read('modeUpgradeTime'), stakeModeRatio: pct === undefined ? undefined : pct / 100, distinctTimes: read('numUpgradeTimes') };
+  const out: FutureUpgrade = {
+    localTime: read('localUpgradeTime'),
+    stakeModeTime: read('modeUpgradeTime'),
+    stakeModeRatio: pct === undefined ? undefined : pct / 100,
+    distinctTimes: read('numUpgradeTimes'),
+  };
   return Object.values(out).every((v) => v === undefined) ? undefined : out;
 }
 

@@ -66,7 +66,14 @@ export interface L1UptimeValue {
 
 /** Converts one validated entry. Pure. */
 export function toL1UptimeRecord(v: z.output<typeof l1UptimeSchema>): L1UptimeRecord {
-  return { nodeId: v.nodeID, validationId: v.validationID, uptimeRatio: v.uptimePercentage / 100, connected: v.isConnected, active: v.isActive, weight: v.weight };
+  return {
+    nodeId: v.nodeID,
+    validationId: v.validationID,
+    uptimeRatio: v.uptimePercentage / 100,
+    connected: v.isConnected,
+    active: v.isActive,
+    weight: v.weight,
+  };
 }
 
 /**

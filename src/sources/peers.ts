@@ -186,7 +186,10 @@ export const peersSource = defineSource<PeersValue>({
     if (attempt) value.stakeAttempt = attempt;
     const peers = result.peers ?? [];
     value.benched = benchedPeersFrom(peers, new Set(ctx.node.watch.nodeIds), stake?.byNodeId);
-    value.benchedWatched = watchedBenchedFrom(peers, ctx.node.watch.nodeIds.filter((id) => id !== ctx.known.nodeId));
+    value.benchedWatched = watchedBenchedFrom(
+      peers,
+      ctx.node.watch.nodeIds.filter((id) => id !== ctx.known.nodeId),
+    );
     const self = ctx.known.nodeId !== undefined && ctx.known.version !== undefined ? { nodeId: ctx.known.nodeId, version: ctx.known.version } : undefined;
     const versionStake = stake ? versionStakeFrom(peers, stake.byNodeId, self) : undefined;
     if (versionStake) value.versionStake = versionStake;

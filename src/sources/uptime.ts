@@ -11,9 +11,7 @@ export const uptimeResult = z.object({
 });
 
 /** The node's uptime as the network sees it, or the fact that it is not a validator. */
-export type UptimeValue =
-  | { isValidator: true; rewardingStakeRatio: number; weightedAverageRatio: number }
-  | { isValidator: false };
+export type UptimeValue = { isValidator: true; rewardingStakeRatio: number; weightedAverageRatio: number } | { isValidator: false };
 
 /**
  * info.uptime. A node that is not a validator answers with a JSON-RPC error:

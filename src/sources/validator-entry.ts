@@ -208,5 +208,9 @@ export function readStakeEntry(raw: unknown): StakeEntry | undefined {
   const delegatorWeightCode = scanOptUint(delegatorWeight);
   if (typeof nodeID !== 'string' || nodeID.length === 0 || weightCode === BAD || delegatorWeightCode === BAD) return undefined;
   if (!('delegatorWeight' in raw)) return { nodeID, weight: bigOf(weightCode, weight) };
-  return { nodeID, weight: bigOf(weightCode, weight), delegatorWeight: delegatorWeightCode === ABSENT ? undefined : bigOf(delegatorWeightCode, delegatorWeight) };
+  return {
+    nodeID,
+    weight: bigOf(weightCode, weight),
+    delegatorWeight: delegatorWeightCode === ABSENT ? undefined : bigOf(delegatorWeightCode, delegatorWeight),
+  };
 }

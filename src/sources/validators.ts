@@ -231,7 +231,8 @@ export const validatorsSource = defineSource<ValidatorsValue>({
     // entry is read by the hand-written reader first (zod's cost per entry dominates a round's
     // CPU); whatever it is unsure of goes through the schema, which words any rejection.
     const spec = { key: 'validators', item: validatorSchema, map: toRecord, fast: readValidatorEntry };
-    const call = async (params: Record<string, unknown>) => (await ctx.rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', params, spec, ctx.deadline)).items;
+    const call = async (params: Record<string, unknown>) =>
+      (await ctx.rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', params, spec, ctx.deadline)).items;
     const observedAt = Math.floor(Date.now() / 1000);
     const primaryParams = ctx.node.watch.allValidators ? {} : { nodeIDs: watched };
     const validationIds = ctx.node.watch.validationIds ?? [];

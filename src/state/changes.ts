@@ -41,7 +41,8 @@ function validatorChanges(prev: ValidatorsValue, next: ValidatorsValue): ValueCh
 export function describeChanges(source: string, prev: unknown, next: unknown): ValueChange[] {
   if (next === undefined) return [];
   // The cap is worth a warning on the very first poll too.
-  if (prev === undefined) return source === 'validators' ? validatorChanges({ subnets: [] }, next as ValidatorsValue).filter((c) => c.kind === 'validators_capped') : [];
+  if (prev === undefined)
+    return source === 'validators' ? validatorChanges({ subnets: [] }, next as ValidatorsValue).filter((c) => c.kind === 'validators_capped') : [];
   if (source === 'health') return healthChanges(prev as HealthValue, next as HealthValue);
   if (source === 'validators') return validatorChanges(prev as ValidatorsValue, next as ValidatorsValue);
   return [];

@@ -26,8 +26,7 @@ export interface SourceState {
 
 /** The outcome of one poll of one source. */
 export type PollOutcome =
-  | { ok: true; value: unknown; startedMs: number; durationMs: number }
-  | { ok: false; error: UpstreamError; startedMs: number; durationMs: number };
+  { ok: true; value: unknown; startedMs: number; durationMs: number } | { ok: false; error: UpstreamError; startedMs: number; durationMs: number };
 
 /** A change worth one log line. */
 export interface StateTransition {

@@ -29,13 +29,19 @@ describe('validator churn at scale', () => {
         // The node's own id is watched by default and is not in this generated set: active 0, nothing else.
         const active = seriesOf(text, 'avax_validator_active', { subnet: PRIMARY_NETWORK_ID }).filter((s) => s.value === 1);
         expect(active).toHaveLength(20_000);
-        expect(seriesOf(text, 'avax_validator_active', { node_id: node.state.nodeId })).toEqual([{ labels: expect.any(Object), value: 0 }]);
+        expect(seriesOf(text, 'avax_validator_active', { node_id: node.state.nodeId })).toEqual([{ labels: expect.any(Object) as unknown, value: 0 }]);
         const exported = new Set(active.map((s) => s.labels['node_id']));
         for (const v of current) expect(exported.has(v.nodeId)).toBe(true);
         const currentIds = new Set(current.map((v) => v.nodeId));
         for (const id of removedEver) if (!currentIds.has(id)) expect(exported.has(id)).toBe(false);
         expect(seriesOf(text, 'avax_validator_weight')).toHaveLength(20_000);
-        expect(daemon.exposition().series).toBe(daemon.exposition().text.toString().split('\n').filter((l) => l && !l.startsWith('#')).length);
+        expect(daemon.exposition().series).toBe(
+          daemon
+            .exposition()
+            .text.toString()
+            .split('\n')
+            .filter((l) => l && !l.startsWith('#')).length,
+        );
       }
     } finally {
       await daemon.stop();

@@ -41,18 +41,48 @@ const CASES: FaultCase[] = [
   { name: 'http-500', source: 'p_chain', reason: 'http_status', probe: height, ...fault('platform.getHeight', { kind: 'status', status: 500 }) },
   { name: 'http-502', source: 'p_chain', reason: 'http_status', probe: height, ...fault('platform.getHeight', { kind: 'status', status: 502 }) },
   { name: 'http-503', source: 'p_chain', reason: 'http_status', probe: height, ...fault('platform.getHeight', { kind: 'status', status: 503 }) },
-  { name: '429-retry-after', source: 'peers', reason: 'rate_limited', probe: peers, ...fault('info.peers', { kind: 'status', status: 429, headers: { 'Retry-After': '30' } }) },
+  {
+    name: '429-retry-after',
+    source: 'peers',
+    reason: 'rate_limited',
+    probe: peers,
+    ...fault('info.peers', { kind: 'status', status: 429, headers: { 'Retry-After': '30' } }),
+  },
   { name: '429-bare', source: 'peers', reason: 'rate_limited', probe: peers, ...fault('info.peers', { kind: 'status', status: 429 }) },
-  { name: 'not-json', source: 'uptime', reason: 'invalid_response', probe: uptime, ...fault('info.uptime', { kind: 'body', body: '<html><body>502 Bad Gateway</body></html>' }) },
-  { name: 'truncated-json', source: 'uptime', reason: 'invalid_response', probe: uptime, ...fault('info.uptime', { kind: 'body', body: '{"jsonrpc":"2.0","result":{"rewardingStakePercentage":"100.0' }) },
+  {
+    name: 'not-json',
+    source: 'uptime',
+    reason: 'invalid_response',
+    probe: uptime,
+    ...fault('info.uptime', { kind: 'body', body: '<html><body>502 Bad Gateway</body></html>' }),
+  },
+  {
+    name: 'truncated-json',
+    source: 'uptime',
+    reason: 'invalid_response',
+    probe: uptime,
+    ...fault('info.uptime', { kind: 'body', body: '{"jsonrpc":"2.0","result":{"rewardingStakePercentage":"100.0' }),
+  },
   { name: 'wrong-shape', source: 'uptime', reason: 'invalid_response', probe: uptime, ...fault('info.uptime', { kind: 'result', json: '{"uptime":[1,2,3]}' }) },
   { name: 'number-nan', source: 'p_chain', reason: 'invalid_response', probe: height, ...badHeight('{"height":"NaN"}') },
   { name: 'number-empty', source: 'p_chain', reason: 'invalid_response', probe: height, ...badHeight('{"height":""}') },
   { name: 'number-negative', source: 'p_chain', reason: 'invalid_response', probe: height, ...badHeight('{"height":"-5"}') },
   { name: 'number-40-digits', source: 'p_chain', reason: 'invalid_response', probe: height, ...badHeight(`{"height":"${'9'.repeat(40)}"}`) },
   { name: 'number-bare', source: 'p_chain', reason: 'invalid_response', probe: height, ...badHeight('{"height":1e400}') },
-  { name: 'rpc-error', source: 'peers', reason: 'rpc_error', probe: peers, ...fault('info.peers', { kind: 'rpc-error', code: -32000, message: 'peers are busy' }) },
-  { name: 'result-and-error', source: 'peers', reason: 'invalid_response', probe: peers, ...fault('info.peers', { kind: 'result', json: '{"numPeers":"0","peers":[]}', withError: true }) },
+  {
+    name: 'rpc-error',
+    source: 'peers',
+    reason: 'rpc_error',
+    probe: peers,
+    ...fault('info.peers', { kind: 'rpc-error', code: -32000, message: 'peers are busy' }),
+  },
+  {
+    name: 'result-and-error',
+    source: 'peers',
+    reason: 'invalid_response',
+    probe: peers,
+    ...fault('info.peers', { kind: 'result', json: '{"numPeers":"0","peers":[]}', withError: true }),
+  },
   {
     name: 'oversized',
     source: 'peers',
@@ -124,24 +154,36 @@ describe('fault table', () => {
     for (const c of CASES) await c.inject(nodes.get(c.name) as FakeNode);
 
     // Each faulty source goes down with the right reason counted, while /metrics keeps answering 200.
-    await eventually(async () => {
-      const text = await scrape(daemon);
-      return CASES.every((c) => valueOf(text, 'avax_source_up', { node: c.name, source: c.source }) === 0);
-    }, 15_000, 200);
-    await eventually(async () => {
-      const text = await scrape(daemon);
-      return CASES.every((c) => (valueOf(text, 'avax_source_poll_failures_total', { node: c.name, source: c.source, reason: c.reason }) ?? 0) >= 1);
-    }, 15_000, 200);
+    await eventually(
+      async () => {
+        const text = await scrape(daemon);
+        return CASES.every((c) => valueOf(text, 'avax_source_up', { node: c.name, source: c.source }) === 0);
+      },
+      15_000,
+      200,
+    );
+    await eventually(
+      async () => {
+        const text = await scrape(daemon);
+        return CASES.every((c) => (valueOf(text, 'avax_source_poll_failures_total', { node: c.name, source: c.source, reason: c.reason }) ?? 0) >= 1);
+      },
+      15_000,
+      200,
+    );
     const down = await scrape(daemon);
     for (const c of CASES) {
       expect(valueOf(down, 'avax_source_poll_failures_total', { node: c.name, source: c.source, reason: c.reason }), c.name).toBeGreaterThanOrEqual(1);
     }
 
     // Past the max age, no series of a failed source is left looking current.
-    await eventually(async () => {
-      const text = await scrape(daemon);
-      return CASES.every((c) => seriesOf(text, c.probe.metric, { node: c.name, ...c.probe.labels }).length === 0);
-    }, 20_000, 200);
+    await eventually(
+      async () => {
+        const text = await scrape(daemon);
+        return CASES.every((c) => seriesOf(text, c.probe.metric, { node: c.name, ...c.probe.labels }).length === 0);
+      },
+      20_000,
+      200,
+    );
     const stale = await scrape(daemon);
     for (const c of CASES) {
       expect(valueOf(stale, 'avax_source_up', { node: c.name, source: c.source }), c.name).toBe(0);
@@ -157,18 +199,25 @@ describe('fault table', () => {
 
     const clearedAt = logs.lines.length;
     for (const c of CASES) await c.clear(nodes.get(c.name) as FakeNode);
-    await eventually(async () => {
-      const text = await scrape(daemon);
-      return CASES.every(
-        (c) => valueOf(text, 'avax_source_up', { node: c.name, source: c.source }) === 1 && seriesOf(text, c.probe.metric, { node: c.name, ...c.probe.labels }).length === 1,
-      );
-    }, 30_000, 200);
+    await eventually(
+      async () => {
+        const text = await scrape(daemon);
+        return CASES.every(
+          (c) =>
+            valueOf(text, 'avax_source_up', { node: c.name, source: c.source }) === 1 &&
+            seriesOf(text, c.probe.metric, { node: c.name, ...c.probe.labels }).length === 1,
+        );
+      },
+      30_000,
+      200,
+    );
 
     // One log line per transition, not one per poll: while the fault lasted (many failed polls)
     // exactly one "source down" with the fault's reason, and one "source up" when it was removed.
     const during = logs.lines.slice(injectedAt, clearedAt);
     const afterwards = logs.lines.slice(clearedAt);
-    const of = (lines: Record<string, unknown>[], msg: string, c: FaultCase) => lines.filter((l) => l['msg'] === msg && l['node'] === c.name && l['source'] === c.source);
+    const of = (lines: Record<string, unknown>[], msg: string, c: FaultCase) =>
+      lines.filter((l) => l['msg'] === msg && l['node'] === c.name && l['source'] === c.source);
     for (const c of CASES) {
       const downs = of(during, 'source down', c);
       expect(downs, c.name).toHaveLength(1);
@@ -184,7 +233,10 @@ describe('odd but valid data', () => {
   it('hostile label values are sanitised, heights that go backwards are reported as they are, a DNS failure is a connect failure', async () => {
     const node = await FakeNode.start();
     const { daemon } = await startTestDaemon({
-      nodes: [{ name: 'odd', url: node.url }, { name: 'nowhere', url: 'http://avax-exporter-test.invalid:9650' }],
+      nodes: [
+        { name: 'odd', url: node.url },
+        { name: 'nowhere', url: 'http://avax-exporter-test.invalid:9650' },
+      ],
     });
     try {
       const peer = node.state.peers[0];
@@ -197,7 +249,11 @@ describe('odd but valid data', () => {
       // Raw invalid UTF-8 inside a string of an otherwise valid answer.
       node.setFault('info.getNodeVersion', {
         kind: 'result',
-        json: Buffer.concat([Buffer.from('{"version":"avalanchego/1.14.2-'), Buffer.from([0xff, 0xfe]), Buffer.from('","databaseVersion":"v1.4.5","gitCommit":"abc"}')]),
+        json: Buffer.concat([
+          Buffer.from('{"version":"avalanchego/1.14.2-'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from('","databaseVersion":"v1.4.5","gitCommit":"abc"}'),
+        ]),
       });
       await eventually(async () => valueOf(await scrape(daemon), 'avax_source_up', { node: 'odd', source: 'peers' }) === 1, 10_000);
       await daemon.waitForRounds(1);

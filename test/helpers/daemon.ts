@@ -65,7 +65,9 @@ export async function callsInOneRound(node: FakeNode, daemon: Daemon): Promise<(
 
 /** Scrapes a daemon's /metrics (plain or gzip) and returns the text. */
 export async function scrape(daemon: Daemon, opts: { gzip?: boolean; path?: string } = {}): Promise<string> {
-  const res = await fetch(`${daemon.url}${opts.path ?? '/metrics'}`, { headers: opts.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' } });
+  const res = await fetch(`${daemon.url}${opts.path ?? '/metrics'}`, {
+    headers: opts.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' },
+  });
   if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
   return await res.text();
 }
@@ -105,7 +107,8 @@ export function seriesOf(text: string, name: string, labels: Record<string, stri
     const metric = brace === -1 ? key : key.slice(0, brace);
     if (metric !== name) continue;
     const ls: Record<string, string> = {};
-    if (brace !== -1) for (const m of key.slice(brace + 1, -1).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) ls[m[1] as string] = (m[2] as string).replace(/\\(.)/g, '$1');
+    if (brace !== -1)
+      for (const m of key.slice(brace + 1, -1).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) ls[m[1] as string] = (m[2] as string).replace(/\\(.)/g, '$1');
     if (Object.entries(labels).every(([k, v]) => ls[k] === v)) out.push({ labels: ls, value });
   }
   return out;

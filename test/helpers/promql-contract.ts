@@ -86,9 +86,6 @@ export function variableQueryText(v: TemplateVariable): string | undefined {
   return v.query?.query;
 }
 
-/** Grafana's own variables that may appear in a query; they have no template variable. */
-export const GRAFANA_GLOBALS = ['__rate_interval', '__interval', '__interval_ms', '__range', '__range_s', '__range_ms', '__from', '__to', '__dashboard', '__org', '__user'] as const;
-
 /** Values used when a query is only parsed (any valid duration / label value will do). */
 export const PARSE_ONLY_VALUES: Record<string, string> = {
   __rate_interval: '5m',
@@ -296,7 +293,8 @@ export function ruleQueries(rf: RulesFile): QueryRef[] {
       const name = r.alert ? `alert ${r.alert}${r.labels?.['severity'] ? ` (${r.labels['severity']})` : ''}` : `record ${r.record ?? `#${i}`}`;
       out.push({ where: `${file}: group ${g.name}, ${name}: expr`, kind: 'rule', expr: r.expr });
       for (const [key, text] of Object.entries(r.annotations ?? {}))
-        for (const q of annotationQueries(text)) out.push({ where: `${file}: group ${g.name}, ${name}: annotation ${key} query`, kind: 'rule-annotation', expr: q });
+        for (const q of annotationQueries(text))
+          out.push({ where: `${file}: group ${g.name}, ${name}: annotation ${key} query`, kind: 'rule-annotation', expr: q });
     }
   return out;
 }
@@ -327,7 +325,7 @@ export function selectorsOf(expr: string): Selector[] {
   try {
     tree = strictParser.parse(expr);
   } catch (err) {
-    throw new Error(`PromQL syntax error: ${(err as Error).message} in: ${expr}`);
+    throw new Error(`PromQL syntax error: ${(err as Error).message} in: ${expr}`, { cause: err });
   }
   const out: Selector[] = [];
   const cur = tree.cursor();
@@ -347,7 +345,11 @@ export function selectorsOf(expr: string): Selector[] {
         const valueNode = values[values.length - 1];
         if (!labelNode || !op || !valueNode) continue;
         const rawLabel = text(labelNode.from, labelNode.to);
-        sel.matchers.push({ label: labelNode.name === 'LabelName' ? rawLabel : unquote(rawLabel), op: text(op.from, op.to), value: unquote(text(valueNode.from, valueNode.to)) });
+        sel.matchers.push({
+          label: labelNode.name === 'LabelName' ? rawLabel : unquote(rawLabel),
+          op: text(op.from, op.to),
+          value: unquote(text(valueNode.from, valueNode.to)),
+        });
       } else if (c.name === 'QuotedLabelName') {
         // Prometheus 3 `{"metric.name"}`: a quoted name alone is the metric name.
         const lit = c.getChild('StringLiteral');

@@ -26,7 +26,9 @@ function walk(dir: string, out: string[] = []): string[] {
 
 /** Every file under `dir`, relative to it, with `/` separators. */
 export function filesUnder(dir: string): string[] {
-  return walk(dir).map((f) => relative(dir, f).split('\\').join('/')).sort();
+  return walk(dir)
+    .map((f) => relative(dir, f).split('\\').join('/'))
+    .sort();
 }
 
 /** The package a bare specifier names (`@scope/name/sub` → `@scope/name`). */

@@ -87,7 +87,10 @@ web:
     const base = `http://127.0.0.1:${port}`;
     await eventually(async () => (await fetch(`${base}/-/ready`)).status === 200, 20_000);
     // The Data API answered with the key (its fake refuses requests without it)...
-    await eventually(async () => valueOf(await (await fetch(`${base}/metrics`)).text(), 'avax_source_up', { node: 'data_api', source: 'data_api_blocks' }) === 1, 20_000);
+    await eventually(
+      async () => valueOf(await (await fetch(`${base}/metrics`)).text(), 'avax_source_up', { node: 'data_api', source: 'data_api_blocks' }) === 1,
+      20_000,
+    );
     // ...and a failing poll gets logged too, error text and all.
     node.setFault('info.peers', { kind: 'status', status: 502, body: 'upstream says no' });
     await eventually(() => /"msg":"source down"/.test(out), 20_000);

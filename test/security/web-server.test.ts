@@ -13,17 +13,66 @@ import { createExporterServer, type ServerOptions } from '../../src/server/serve
 import { WebConfigError, loadWebConfig, BasicAuth, DUMMY_HASH } from '../../src/server/web-config.js';
 import type { Exposition } from '../../src/exposition/render.js';
 
-const EXPOSITION: Exposition = { text: Buffer.from('avax_exporter_ready 1\n'), gzip: async () => gzipSync('avax_exporter_ready 1\n'), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const EXPOSITION: Exposition = {
+  text: Buffer.from('avax_exporter_ready 1\n'),
+  gzip: () => Promise.resolve(gzipSync('avax_exporter_ready 1\n')),
+  series: 1,
+  contentType: 'text/plain; version=0.0.4; charset=utf-8',
+};
 let dir = '';
 
 /** A throwaway CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
 function makeCerts(prefix: string): void {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${prefix}ca.key`, '-out', `${prefix}ca.crt`, '-days', '2', '-subj', '/CN=test-ca');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${prefix}ca.key`,
+    '-out',
+    `${prefix}ca.crt`,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=test-ca',
+  );
   writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
   for (const who of ['server', 'client']) {
-    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${prefix}${who}.key`, '-out', `${prefix}${who}.csr`, '-subj', `/CN=${who}`);
-    run('x509', '-req', '-in', `${prefix}${who}.csr`, '-CA', `${prefix}ca.crt`, '-CAkey', `${prefix}ca.key`, '-CAcreateserial', '-out', `${prefix}${who}.crt`, '-days', '2', ...(who === 'server' ? ['-extfile', 'san.ext'] : []));
+    run(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      `${prefix}${who}.key`,
+      '-out',
+      `${prefix}${who}.csr`,
+      '-subj',
+      `/CN=${who}`,
+    );
+    run(
+      'x509',
+      '-req',
+      '-in',
+      `${prefix}${who}.csr`,
+      '-CA',
+      `${prefix}ca.crt`,
+      '-CAkey',
+      `${prefix}ca.key`,
+      '-CAcreateserial',
+      '-out',
+      `${prefix}${who}.crt`,
+      '-days',
+      '2',
+      ...(who === 'server' ? ['-extfile', 'san.ext'] : []),
+    );
   }
 }
 
@@ -65,7 +114,14 @@ function get(port: string | number, opts: { auth?: string; cert?: string; key?: 
       (res) => {
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, fingerprint: (res.socket as import('node:tls').TLSSocket).getPeerCertificate?.().fingerprint256 }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            fingerprint: (res.socket as import('node:tls').TLSSocket).getPeerCertificate?.().fingerprint256,
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -134,8 +190,16 @@ basic_auth_users:
     const { port } = await start({ webConfigFile: file });
     const first = await get(port);
     // A new certificate for the same name, from the same CA.
-    execFileSync('openssl', ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'rot2.key', '-out', 'rot2.csr', '-subj', '/CN=server2'], { cwd: dir, stdio: 'pipe' });
-    execFileSync('openssl', ['x509', '-req', '-in', 'rot2.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'rot2.crt', '-days', '2', '-extfile', 'san.ext'], { cwd: dir, stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'rot2.key', '-out', 'rot2.csr', '-subj', '/CN=server2'],
+      { cwd: dir, stdio: 'pipe' },
+    );
+    execFileSync(
+      'openssl',
+      ['x509', '-req', '-in', 'rot2.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'rot2.crt', '-days', '2', '-extfile', 'san.ext'],
+      { cwd: dir, stdio: 'pipe' },
+    );
     await new Promise((r) => setTimeout(r, 1_100));
     copyFileSync(join(dir, 'rot2.key'), join(dir, 'rot.key'));
     copyFileSync(join(dir, 'rot2.crt'), join(dir, 'rot.crt'));
@@ -209,7 +273,7 @@ describe('HTTP hardening', () => {
     }
     expect((await fetch(`${base}/-/reload`, { method: 'POST' })).status).toBe(405);
     let reloads = 0;
-    const { port: p2 } = await start({ reload: async () => ({ ok: ++reloads > 0, message: 'reloaded' }) });
+    const { port: p2 } = await start({ reload: () => Promise.resolve({ ok: ++reloads > 0, message: 'reloaded' }) });
     const res = await fetch(`http://127.0.0.1:${p2}/-/reload`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(reloads).toBe(1);

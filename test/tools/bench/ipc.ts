@@ -39,11 +39,6 @@ export interface Usage {
   atMs: number;
 }
 
-/** CPU milliseconds between two usage samples. */
-export function cpuMsBetween(a: Usage, b: Usage): number {
-  return (b.cpuUserUs + b.cpuSystemUs - a.cpuUserUs - a.cpuSystemUs) / 1000;
-}
-
 /**
  * Time the process's main thread (the event loop) spent runnable but waiting
  * for a CPU (ms), from /proc/<pid>/schedstat; undefined where that is not

@@ -28,7 +28,7 @@ import { BenchChild, killAllChildren, useCompiledChildren } from './ipc.js';
 import type { CallCounts, FakeInfo } from './role-fake.js';
 import type { DaemonInfo, DaemonStatus, MemoryBreakdown, Percentiles, RenderCost, RoundsResult, SyncSteps } from './role-daemon.js';
 import type { ServerInfo } from './role-servers.js';
-import { L1_SUBNET_ID, MAINNET } from './world.js';
+import { L1_SUBNET_ID } from './world.js';
 import { formatProfileSummary, summarizeProfileFile } from './cpuprofile.js';
 import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
 
@@ -220,7 +220,10 @@ function machine(): Machine {
     memGiB: os.totalmem() / 2 ** 30,
     node: process.version,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
-    loadAvg: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadAvg: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
   };
 }
 
@@ -236,7 +239,6 @@ async function withChildren<T>(fn: (track: (c: BenchChild) => BenchChild) => Pro
     await Promise.all(started.reverse().map((c) => c.stop(8_000)));
   }
 }
-
 
 function daemonNodeArgs(plan: Plan, profileDir: string, scenario: ScenarioName): string[] {
   const prof = plan.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=daemon-${scenario}.cpuprofile`] : [];
@@ -265,16 +267,23 @@ function compileForChildren(): string {
   try {
     // Incremental: a later run recompiles only what changed (output of since-deleted sources stays, unused).
     const incremental = ['--incremental', '--tsBuildInfoFile', join(root, 'tools.tsbuildinfo')];
-    execFileSync(process.execPath, [tsc, '-p', join(REPO, 'test', 'tools', 'tsconfig.json'), '--noEmit', 'false', '--outDir', out, '--sourceMap', 'false', ...incremental], {
-      cwd: REPO,
-      timeout: 120_000,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    execFileSync(
+      process.execPath,
+      [tsc, '-p', join(REPO, 'test', 'tools', 'tsconfig.json'), '--noEmit', 'false', '--outDir', out, '--sourceMap', 'false', ...incremental],
+      {
+        cwd: REPO,
+        timeout: 120_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
   } catch (err) {
     // Type errors elsewhere still emit JavaScript; a compiler that was stopped (timeout) or produced nothing is fatal.
     const signal = (err as { signal?: string | null }).signal;
-    if (signal) throw new Error(`tsc was stopped (${signal}) before it finished compiling into ${out}`);
-    const text = String((err as { stdout?: Buffer }).stdout ?? '').split('\n').slice(0, 5).join('\n');
+    if (signal) throw new Error(`tsc was stopped (${signal}) before it finished compiling into ${out}`, { cause: err });
+    const text = String((err as { stdout?: Buffer }).stdout ?? '')
+      .split('\n')
+      .slice(0, 5)
+      .join('\n');
     log(`tsc reported problems (building anyway):\n${text}`);
   }
   const child = join(out, 'test', 'tools', 'bench', 'child.js');
@@ -377,10 +386,14 @@ async function scenarioA(plan: Plan, logDir: string, profileDir: string): Promis
     if (st.sourcesDown.length) throw new Error(`A: sources down after the first round: ${st.sourcesDown.join('; ')}`);
     const metricsUrl = `${d.info.url}/metrics`;
     log(`A: daemon ready, ${st.series} series; starting the static reference and the prom-client baseline`);
-    const stat = await BenchChild.spawn<ServerInfo>('static', { sourceUrl: metricsUrl }, {
-      logDir,
-      nodeArgs: plan.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=static-a.cpuprofile'] : [],
-    });
+    const stat = await BenchChild.spawn<ServerInfo>(
+      'static',
+      { sourceUrl: metricsUrl },
+      {
+        logDir,
+        nodeArgs: plan.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-name=static-a.cpuprofile'] : [],
+      },
+    );
     track(stat.child);
     const base = await BenchChild.spawn<ServerInfo>('baseline', { sourceUrl: metricsUrl }, { logDir });
     track(base.child);
@@ -685,7 +698,13 @@ function targetsOf(plan: Plan, res: Results): Target[] {
   const t: Target[] = [];
   const { a, b, c } = res;
   for (const f of res.failed) {
-    t.push({ scenario: f.scenario.toUpperCase(), what: 'scenario failed (see the log)', measured: f.error.split('\n')[0]?.slice(0, 120) ?? '', limit: 'runs', pass: false });
+    t.push({
+      scenario: f.scenario.toUpperCase(),
+      what: 'scenario failed (see the log)',
+      measured: f.error.split('\n')[0]?.slice(0, 120) ?? '',
+      limit: 'runs',
+      pass: false,
+    });
   }
   if (a) {
     for (const enc of ['plain', 'gzip'] as const) {
@@ -698,13 +717,25 @@ function targetsOf(plan: Plan, res: Results): Target[] {
         const ratio = ours.cpuMsPerScrape / ref.cpuMsPerScrape;
         if (ratio > worst) [worst, at] = [ratio, conns];
       }
-      t.push({ scenario: 'A', what: `server CPU per scrape ÷ static reference, ${enc} (worst of ${plan.aConnections.join('/')} conns)`, measured: `${f(worst, 2)}x (${at} conns)`, limit: '<= 1.5x', pass: worst <= 1.5 });
+      t.push({
+        scenario: 'A',
+        what: `server CPU per scrape ÷ static reference, ${enc} (worst of ${plan.aConnections.join('/')} conns)`,
+        measured: `${f(worst, 2)}x (${at} conns)`,
+        limit: '<= 1.5x',
+        pass: worst <= 1.5,
+      });
     }
     const o16 = find(a.runs, 'ours', 'gzip', 16);
     const s16 = find(a.runs, 'static', 'gzip', 16);
     if (o16 && s16) {
       const ratio = o16.p99 / s16.p99;
-      t.push({ scenario: 'A', what: 'gzip p99 latency at 16 conns ÷ static reference', measured: `${f(ratio, 2)}x (${f(o16.p99, 1)} / ${f(s16.p99, 1)} ms)`, limit: '<= 2x', pass: ratio <= 2 });
+      t.push({
+        scenario: 'A',
+        what: 'gzip p99 latency at 16 conns ÷ static reference',
+        measured: `${f(ratio, 2)}x (${f(o16.p99, 1)} / ${f(s16.p99, 1)} ms)`,
+        limit: '<= 2x',
+        pass: ratio <= 2,
+      });
     }
     for (const enc of ['plain', 'gzip'] as const) {
       let worst = Infinity;
@@ -732,32 +763,95 @@ function targetsOf(plan: Plan, res: Results): Target[] {
     }
     const errors = a.runs.filter((r) => r.server === 'ours').reduce((n, r) => n + r.errors, 0);
     const responses = a.runs.filter((r) => r.server === 'ours').reduce((n, r) => n + r.responses, 0);
-    t.push({ scenario: 'A', what: 'errors, timeouts and non-2xx answers of ours', measured: `${errors} of ${responses.toLocaleString('en-US')}`, limit: '0', pass: errors === 0 });
+    t.push({
+      scenario: 'A',
+      what: 'errors, timeouts and non-2xx answers of ours',
+      measured: `${errors} of ${responses.toLocaleString('en-US')}`,
+      limit: '0',
+      pass: errors === 0,
+    });
   }
   if (b) {
     const r = b.rounds;
-    t.push({ scenario: 'B', what: `event-loop delay p99 during mainnet-sized polls (resolution ${r.eld.resolutionMs} ms)`, measured: `${f(r.eld.p99, 1)} ms (max ${f(r.eld.max, 1)})`, limit: '<= 20 ms', pass: r.eld.p99 <= 20 });
-    t.push({ scenario: 'B', what: 'a state change on /metrics after the poll round that saw it, p99', measured: `${f(r.freshness.p99, 1)} ms (max ${f(r.freshness.max, 1)})`, limit: '<= 50 ms', pass: r.freshness.count > 0 && r.freshness.p99 <= 50 });
-    t.push({ scenario: 'B', what: 'CPU per poll round (poll + render)', measured: `${f(r.cpuMs / r.rounds, 1)} ms`, limit: '<= 150 ms', pass: r.cpuMs / r.rounds <= 150 });
-    t.push({ scenario: 'B', what: `RSS after ${r.rounds} rounds`, measured: `${mb(r.rssBytes)} MB (peak ${mb(r.maxRssBytes)})`, limit: '<= 150 MB', pass: r.rssBytes <= 150 * 2 ** 20 });
-    t.push({ scenario: 'B', what: 'upstream calls per round of the same method and params', measured: `${f(b.calls.maxPerRound, 2)}`, limit: '<= 1', pass: b.calls.maxPerRound <= 1.0001 });
+    t.push({
+      scenario: 'B',
+      what: `event-loop delay p99 during mainnet-sized polls (resolution ${r.eld.resolutionMs} ms)`,
+      measured: `${f(r.eld.p99, 1)} ms (max ${f(r.eld.max, 1)})`,
+      limit: '<= 20 ms',
+      pass: r.eld.p99 <= 20,
+    });
+    t.push({
+      scenario: 'B',
+      what: 'a state change on /metrics after the poll round that saw it, p99',
+      measured: `${f(r.freshness.p99, 1)} ms (max ${f(r.freshness.max, 1)})`,
+      limit: '<= 50 ms',
+      pass: r.freshness.count > 0 && r.freshness.p99 <= 50,
+    });
+    t.push({
+      scenario: 'B',
+      what: 'CPU per poll round (poll + render)',
+      measured: `${f(r.cpuMs / r.rounds, 1)} ms`,
+      limit: '<= 150 ms',
+      pass: r.cpuMs / r.rounds <= 150,
+    });
+    t.push({
+      scenario: 'B',
+      what: `RSS after ${r.rounds} rounds`,
+      measured: `${mb(r.rssBytes)} MB (peak ${mb(r.maxRssBytes)})`,
+      limit: '<= 150 MB',
+      pass: r.rssBytes <= 150 * 2 ** 20,
+    });
+    t.push({
+      scenario: 'B',
+      what: 'upstream calls per round of the same method and params',
+      measured: `${f(b.calls.maxPerRound, 2)}`,
+      limit: '<= 1',
+      pass: b.calls.maxPerRound <= 1.0001,
+    });
     t.push({ scenario: 'B', what: 'failed polls', measured: String(r.failures), limit: '0', pass: r.failures === 0 });
   }
   if (c) {
-    t.push({ scenario: 'C', what: `CPU, ${c.nodes} nodes at ${plan.cInterval}, averaged over ${f(c.seconds, 0)} s`, measured: `${f(c.cpuPct, 2)} % of a core`, limit: '<= 5 %', pass: c.cpuPct <= 5 });
+    t.push({
+      scenario: 'C',
+      what: `CPU, ${c.nodes} nodes at ${plan.cInterval}, averaged over ${f(c.seconds, 0)} s`,
+      measured: `${f(c.cpuPct, 2)} % of a core`,
+      limit: '<= 5 %',
+      pass: c.cpuPct <= 5,
+    });
     // The peak, start-up included: what a container's memory limit has to allow.
-    t.push({ scenario: 'C', what: 'RSS, at its peak since start-up', measured: `${mb(c.maxRssBytes)} MB (at the end ${mb(c.rssBytes)})`, limit: '<= 200 MB', pass: c.maxRssBytes <= 200 * 2 ** 20 });
-    t.push({ scenario: 'C', what: 'failed polls and scrapes', measured: String(c.failures + c.scrapeErrors), limit: '0', pass: c.failures + c.scrapeErrors === 0 });
+    t.push({
+      scenario: 'C',
+      what: 'RSS, at its peak since start-up',
+      measured: `${mb(c.maxRssBytes)} MB (at the end ${mb(c.rssBytes)})`,
+      limit: '<= 200 MB',
+      pass: c.maxRssBytes <= 200 * 2 ** 20,
+    });
+    t.push({
+      scenario: 'C',
+      what: 'failed polls and scrapes',
+      measured: String(c.failures + c.scrapeErrors),
+      limit: '0',
+      pass: c.failures + c.scrapeErrors === 0,
+    });
   }
   return t;
 }
 
 function report(plan: Plan, m: Machine, res: Results, targets: Target[], startedAt: Date, seconds: number): string {
   const out: string[] = [];
-  const endLoad = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const endLoad = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   out.push(
     `Machine: ${m.cpu}, ${m.cores} cores, ${f(m.memGiB, 0)} GiB, ${m.os}; Node ${m.node}; load average (1/5/15 min) ${m.loadAvg} at the start, ${endLoad} at the end.`,
-    `Run: ${startedAt.toISOString()}, ${plan.quick ? 'quick' : 'full'}${plan.profile ? ', under --cpu-prof' : ''}${plan.build ? '' : ', children through tsx'}${plan.daemonNodeOptions.length ? `, daemon with ${plan.daemonNodeOptions.join(' ')}` : ''}${Object.keys(plan.daemonEnv).length ? `, daemon env ${Object.entries(plan.daemonEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}, scenarios ${plan.scenarios.join(', ').toUpperCase()}, ${f(seconds, 0)} s.`,
+    `Run: ${startedAt.toISOString()}, ${plan.quick ? 'quick' : 'full'}${plan.profile ? ', under --cpu-prof' : ''}${plan.build ? '' : ', children through tsx'}${plan.daemonNodeOptions.length ? `, daemon with ${plan.daemonNodeOptions.join(' ')}` : ''}${
+      Object.keys(plan.daemonEnv).length
+        ? `, daemon env ${Object.entries(plan.daemonEnv)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}`
+        : ''
+    }, scenarios ${plan.scenarios.join(', ').toUpperCase()}, ${f(seconds, 0)} s.`,
     '',
     '### Targets',
     '',
@@ -782,7 +876,19 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
       '',
       table(
         ['enc', 'conns', 'server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'CPU ms/scrape', 'server CPU (cores)', 'KB/resp', 'errors'],
-        a.runs.map((r) => [r.enc, String(r.conns), r.server, f(r.rps, 0), f(r.p50, 1), f(r.p99, 1), f(r.max, 0), f(r.cpuMsPerScrape, 3), f(r.cpuCores, 2), f(r.kbPerResponse, 0), String(r.errors)]),
+        a.runs.map((r) => [
+          r.enc,
+          String(r.conns),
+          r.server,
+          f(r.rps, 0),
+          f(r.p50, 1),
+          f(r.p99, 1),
+          f(r.max, 0),
+          f(r.cpuMsPerScrape, 3),
+          f(r.cpuCores, 2),
+          f(r.kbPerResponse, 0),
+          String(r.errors),
+        ]),
         ['l', 'r', 'l'],
       ),
       '',
@@ -795,7 +901,14 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
             const bl = find(a.runs, 'baseline', enc, conns);
             const ratio = (x: number | undefined, y: number | undefined, d = 2) => (x !== undefined && y !== undefined ? `${f(x / y, d)}x` : '–');
             const vsBaseline = bl && bl.responses === 0 ? '∞ (baseline: no response)' : ratio(o?.rps, bl?.rps, 1);
-            return [enc, String(conns), ratio(o?.cpuMsPerScrape, s?.cpuMsPerScrape), ratio(o?.p99, s?.p99), vsBaseline, ratio(bl?.cpuMsPerScrape, o?.cpuMsPerScrape, 0)];
+            return [
+              enc,
+              String(conns),
+              ratio(o?.cpuMsPerScrape, s?.cpuMsPerScrape),
+              ratio(o?.p99, s?.p99),
+              vsBaseline,
+              ratio(bl?.cpuMsPerScrape, o?.cpuMsPerScrape, 0),
+            ];
           }),
         ),
         ['l', 'r'],
@@ -817,20 +930,38 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
         [
           ['CPU per round, total', `${f(r.cpuMs / r.rounds, 1)} ms`],
           ['  of which the poll (requests, JSON, validation, state)', `${f(r.pollCpuMs / r.rounds, 1)} ms`],
-          ['  of which the render after it (collect, format) and the first scrape\'s text join and gzip', `${f(r.renderCpuMs / r.rounds, 1)} ms`],
+          ["  of which the render after it (collect, format) and the first scrape's text join and gzip", `${f(r.renderCpuMs / r.rounds, 1)} ms`],
           ['round wall time p50 / p99', `${f(r.roundWallP50, 1)} / ${f(r.roundWallP99, 1)} ms`],
-          ['a change on /metrics after the round that saw it: served (the daemon\'s own lag, round end to render served) p50 / p99 / max', `${f(r.freshness.p50, 1)} / ${f(r.freshness.p99, 1)} / ${f(r.freshness.max, 1)} ms`],
-          ['  and with the first gzip scrape\'s compression done (round end to gzip ready) p50 / p99', `${f(r.renderWallP50, 1)} / ${f(r.renderWallP99, 1)} ms`],
-          [`event-loop delay p50 / p99 / max (resolution ${r.eld.resolutionMs} ms, ${r.eld.samples} samples)`, `${f(r.eld.p50, 1)} / ${f(r.eld.p99, 1)} / ${f(r.eld.max, 1)} ms`],
+          [
+            "a change on /metrics after the round that saw it: served (the daemon's own lag, round end to render served) p50 / p99 / max",
+            `${f(r.freshness.p50, 1)} / ${f(r.freshness.p99, 1)} / ${f(r.freshness.max, 1)} ms`,
+          ],
+          ["  and with the first gzip scrape's compression done (round end to gzip ready) p50 / p99", `${f(r.renderWallP50, 1)} / ${f(r.renderWallP99, 1)} ms`],
+          [
+            `event-loop delay p50 / p99 / max (resolution ${r.eld.resolutionMs} ms, ${r.eld.samples} samples)`,
+            `${f(r.eld.p50, 1)} / ${f(r.eld.p99, 1)} / ${f(r.eld.max, 1)} ms`,
+          ],
           ['renders (one per round expected)', String(r.renders)],
-          ['one render alone, after the rounds, nothing cached (CPU / wall); with every value cached (CPU)', `${f(b.renderCost.cpuMsPerRender, 1)} / ${f(b.renderCost.wallMsPerRender, 1)} ms; ${f(b.renderCost.cachedCpuMsPerRender, 1)} ms`],
+          [
+            'one render alone, after the rounds, nothing cached (CPU / wall); with every value cached (CPU)',
+            `${f(b.renderCost.cpuMsPerRender, 1)} / ${f(b.renderCost.wallMsPerRender, 1)} ms; ${f(b.renderCost.cachedCpuMsPerRender, 1)} ms`,
+          ],
           [
             `synchronous steps on getCurrentValidators (${mb(b.steps.validatorsBytes)} MB), each alone: byte scan for the items (whole / one slice between yields); one batch of 200 items (decode + JSON.parse + the fast reader, zod where it defers)`,
             `${f(b.steps.validatorsScan, 1)} / ${f(b.steps.validatorsScanSlice, 1)} ms; ${f(b.steps.validatorsBatch, 1)} ms`,
           ],
-          [`synchronous steps on info.peers (${mb(b.steps.peersBytes)} MB): decode + JSON.parse / zod`, `${f(b.steps.peersDecodeParse, 1)} / ${f(b.steps.peersValidate, 1)} ms`],
-          ['GC pauses per round: count / total; longest pause; full GCs', `${f(r.gc.count / r.rounds, 1)} / ${f(r.gc.totalMs / r.rounds, 1)} ms; ${f(r.gc.maxMs, 1)} ms; ${r.gc.majorCount} (longest ${f(r.gc.majorMaxMs, 1)} ms)`],
-          ['time the daemon\'s event-loop thread waited for a CPU (run-queue delay; the shared machine)', `${f(b.waitMs / r.rounds, 1)} ms per round (${f((b.waitMs / r.wallMs) * 100, 0)} % of the wall time)`],
+          [
+            `synchronous steps on info.peers (${mb(b.steps.peersBytes)} MB): decode + JSON.parse / zod`,
+            `${f(b.steps.peersDecodeParse, 1)} / ${f(b.steps.peersValidate, 1)} ms`,
+          ],
+          [
+            'GC pauses per round: count / total; longest pause; full GCs',
+            `${f(r.gc.count / r.rounds, 1)} / ${f(r.gc.totalMs / r.rounds, 1)} ms; ${f(r.gc.maxMs, 1)} ms; ${r.gc.majorCount} (longest ${f(r.gc.majorMaxMs, 1)} ms)`,
+          ],
+          [
+            "time the daemon's event-loop thread waited for a CPU (run-queue delay; the shared machine)",
+            `${f(b.waitMs / r.rounds, 1)} ms per round (${f((b.waitMs / r.wallMs) * 100, 0)} % of the wall time)`,
+          ],
           [`RSS / heap used / heap total after ${r.rounds} rounds`, `${mb(r.rssBytes)} / ${mb(r.heapUsedBytes)} / ${mb(r.heapTotalBytes)} MB`],
           ['RSS breakdown (MB)', memoryLine(r.memory)],
           ['peak RSS', `${mb(r.maxRssBytes)} MB`],
@@ -864,18 +995,24 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
             `${c.renders}; ${f(c.renderCost.cachedCpuMsPerRender, 1)} / ${f(c.renderCost.cpuMsPerRender, 1)} ms`,
           ],
           [
-            '  so renders took about (each: the cached render plus one node\'s share of the uncached one)',
+            "  so renders took about (each: the cached render plus one node's share of the uncached one)",
             (() => {
               const per = c.renderCost.cachedCpuMsPerRender + c.renderCost.cpuMsPerRender / c.nodes;
               return `${f((c.renders * per * 100) / c.cpuMs, 0)} % of the CPU (${f((c.renders * per * 100) / (c.seconds * 1000), 2)} % of a core)`;
             })(),
           ],
           ['RSS / peak RSS / heap used', `${mb(c.rssBytes)} / ${mb(c.maxRssBytes)} / ${mb(c.heapUsedBytes)} MB`],
-          ['peak RSS by the time every node\'s first round was served (start-up)', `${mb(c.readyMaxRssBytes)} MB`],
+          ["peak RSS by the time every node's first round was served (start-up)", `${mb(c.readyMaxRssBytes)} MB`],
           ['RSS breakdown (MB)', memoryLine(c.memory)],
           ['scrape latency p50 / max (gzip)', `${f(c.scrapeP50, 1)} / ${f(c.scrapeMax, 1)} ms (${c.scrapes} scrapes)`],
-          ['a node\'s change on /metrics after its round (round end to render served) p50 / p99 / max', `${f(c.freshness.p50, 1)} / ${f(c.freshness.p99, 1)} / ${f(c.freshness.max, 1)} ms (${c.freshness.count} renders)`],
-          ['time the daemon\'s event-loop thread waited for a CPU (run-queue delay; the shared machine)', `${f(c.waitMs, 0)} ms (${f((c.waitMs / (c.seconds * 1000)) * 100, 1)} % of the window)`],
+          [
+            "a node's change on /metrics after its round (round end to render served) p50 / p99 / max",
+            `${f(c.freshness.p50, 1)} / ${f(c.freshness.p99, 1)} / ${f(c.freshness.max, 1)} ms (${c.freshness.count} renders)`,
+          ],
+          [
+            "time the daemon's event-loop thread waited for a CPU (run-queue delay; the shared machine)",
+            `${f(c.waitMs, 0)} ms (${f((c.waitMs / (c.seconds * 1000)) * 100, 1)} % of the window)`,
+          ],
           ['failed polls / failed scrapes', `${c.failures} / ${c.scrapeErrors}`],
         ],
         ['l', 'r'],
@@ -896,7 +1033,11 @@ What is measured (issue 6):
 - **B. Polling.** Poll rounds of the same node driven back to back in the daemon process, each followed by its render and by what the first scrape after it costs (the text joined and gzipped once), with every source asked in every round (\`poll.peers_interval\` 0s: the whole poll, not the steady state's average): CPU per round, event-loop delay (\`perf_hooks.monitorEventLoopDelay\`, less the monitor's own 10 ms interval) while they run, GC pauses, memory after them, the calls the fake node received per round, and how fresh /metrics is: the daemon's own lag from the end of a round to the render that holds it being served (\`Daemon.freshnessLagsMs\`). Then, with polling idle, the poll's synchronous steps on the real answers and one render, each timed alone.
 - **C. Scale.** One daemon polling 50 simulated nodes every 15 s for a fixed window (a whole number of intervals), scraped every 5 s, with the defaults an operator gets (info.peers at most once a minute, the validator set's stake downloaded once per network and shared, the nodes' first rounds started one after another): CPU, memory (and its peak at start-up), scrape latency and freshness.
 
-How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with ${Object.entries(DAEMON_RUNTIME_ENV).map(([k, v]) => `\`${k}=${v}\``).join(', ')}, the environment the Docker image and the systemd unit set, see test/tools/bench/runtime-env.ts), the fake nodes in another, the load client in the parent. A server's CPU time is its process's own, from the kernel (\`/proc/<pid>/task/*/schedstat\`, all threads), never the client's or the upstream's. The simulated world is 1,800 primary validators with one delegation each on average, an L1 with 30 validators, 2,000 peers and the full health report, from the project's FakeNode (\`generateValidators\`, \`generatePeers\`); the fake nodes keep idle connections 120 s as AvalancheGo does. autocannon's copy of every response body into a string is switched off: the bench checks no bodies, and for gzip bodies that copy made the client the bottleneck.
+How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with ${Object.entries(DAEMON_RUNTIME_ENV)
+    .map(([k, v]) => `\`${k}=${v}\``)
+    .join(
+      ', ',
+    )}, the environment the Docker image and the systemd unit set, see test/tools/bench/runtime-env.ts), the fake nodes in another, the load client in the parent. A server's CPU time is its process's own, from the kernel (\`/proc/<pid>/task/*/schedstat\`, all threads), never the client's or the upstream's. The simulated world is 1,800 primary validators with one delegation each on average, an L1 with 30 validators, 2,000 peers and the full health report, from the project's FakeNode (\`generateValidators\`, \`generatePeers\`); the fake nodes keep idle connections 120 s as AvalancheGo does. autocannon's copy of every response body into a string is switched off: the bench checks no bodies, and for gzip bodies that copy made the client the bottleneck.
 
 The machine is small and shared (2 cores, other work on it, and the load client itself takes a core), so the scrape targets are ratios measured in the same run; the polling tables say how long the daemon's event-loop thread waited for a CPU, and the header gives the machine's load average. Absolute CPU and latency figures move by 20-50 % between runs with the machine's load.
 
@@ -959,7 +1100,9 @@ async function main(): Promise<number> {
   const body = report(plan, m, res, targets, startedAt, seconds);
   process.stdout.write(`\n${body}\n`);
   if (plan.profile) {
-    for (const file of readdirSync(profileDir).filter((n) => n.endsWith('.cpuprofile')).sort()) {
+    for (const file of readdirSync(profileDir)
+      .filter((n) => n.endsWith('.cpuprofile'))
+      .sort()) {
       process.stdout.write(`\n### CPU profile ${file}\n\n${formatProfileSummary(summarizeProfileFile(join(profileDir, file), 20))}\n`);
     }
     process.stdout.write(`\n(profiles in ${profileDir})\n`);

@@ -79,6 +79,7 @@ export function memoryBreakdown(): MemoryBreakdown {
 let rendersStarted = 0;
 {
   // renderGroups: every render (render() included) goes through it.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- taken unbound on purpose: the wrapper applies it with each renderer as `this`.
   const render = ExpositionRenderer.prototype.renderGroups;
   ExpositionRenderer.prototype.renderGroups = function countedRender(this: ExpositionRenderer, ...args: Parameters<typeof render>) {
     rendersStarted++;
@@ -127,7 +128,11 @@ function medianMs(runs: number, fn: () => unknown): number {
 }
 
 async function rpcBody(url: string, method: string): Promise<Buffer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
+  });
   return Buffer.from(await res.arrayBuffer());
 }
 
@@ -261,7 +266,11 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
     }
     return { polls, failures };
   };
-  const sourcesDown = () => daemon.store.all().filter((s) => s.up !== true).map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'no answer yet'}`);
+  const sourcesDown = () =>
+    daemon.store
+      .all()
+      .filter((s) => s.up !== true)
+      .map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'no answer yet'}`);
   const status = async (): Promise<DaemonStatus> => {
     const exp = daemon.exposition();
     const states = daemon.store.all();

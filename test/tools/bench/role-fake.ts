@@ -77,7 +77,7 @@ export async function startFakeRole(raw: unknown): Promise<Role> {
   const nodes: FakeNode[] = [];
   for (let i = 0; i < args.count; i++) {
     // Shallow override: the validator, peer and health objects are shared by every node of the fleet.
-    const nodeId = i === 0 ? (world.nodeId as string) : (validators[i % validators.length]?.nodeId ?? (world.nodeId as string));
+    const nodeId = i === 0 ? (world.nodeId as string) : (validators[i % validators.length]?.nodeId ?? world.nodeId);
     nodes.push(await FakeNode.start({ state: { ...world, nodeId }, maxCalls: 200_000 }));
   }
   const first = nodes[0];

@@ -176,7 +176,10 @@ export async function startStaticRole(raw: unknown): Promise<Role> {
     res.end(body);
   });
   const url = await listen(server);
-  const series = text.toString('utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+  const series = text
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#')).length;
   return {
     info: { url, series, textBytes: text.length, gzipBytes: gz.length } satisfies ServerInfo,
     handlers: {},

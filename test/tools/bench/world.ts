@@ -5,7 +5,16 @@
  * and are listed by the chain health checks).
  */
 import type { FakeL1Uptime, FakeL1Validator, FakeNodeState, FakeOwner } from '../../../src/fake/fake-node.js';
-import { FIXTURE_IDS, createPrng, defaultFakeState, generatePeers, generateValidators, randomId, randomNodeId, type Prng } from '../../../src/fake/fake-data.js';
+import {
+  FIXTURE_IDS,
+  createPrng,
+  defaultFakeState,
+  generatePeers,
+  generateValidators,
+  randomId,
+  randomNodeId,
+  type Prng,
+} from '../../../src/fake/fake-data.js';
 
 /** Sizes of the world. */
 export interface WorldOptions {
@@ -24,7 +33,10 @@ export const L1_SUBNET_ID = FIXTURE_IDS.l1SubnetId;
 
 function hex(rng: Prng, bytes: number): string {
   let s = '0x';
-  for (let i = 0; i < bytes; i++) s += Math.floor(rng() * 256).toString(16).padStart(2, '0');
+  for (let i = 0; i < bytes; i++)
+    s += Math.floor(rng() * 256)
+      .toString(16)
+      .padStart(2, '0');
   return s;
 }
 
@@ -74,11 +86,17 @@ export function mainnetWorld(opts: WorldOptions = MAINNET): Partial<FakeNodeStat
   if (!l1Subnet) throw new Error('the fixture world has no L1');
 
   // Peers: the connected validators first (a node is connected to every validator), then other nodes.
-  const connectedIds = validators.slice(1).filter((v) => v.connected).map((v) => v.nodeId);
+  const connectedIds = validators
+    .slice(1)
+    .filter((v) => v.connected)
+    .map((v) => v.nodeId);
   const peers = generatePeers(opts.peers, opts.seed, connectedIds);
 
   // Health: the fixture's full report, made consistent with this validator set.
-  const disconnected = validators.filter((v) => !v.connected).map((v) => v.nodeId).sort();
+  const disconnected = validators
+    .filter((v) => !v.connected)
+    .map((v) => v.nodeId)
+    .sort();
   let total = 0n;
   let connected = 0n;
   for (const v of validators) {
