@@ -189,7 +189,10 @@ describe('alert conventions', () => {
   it('every aggregation keeps the cluster label and every vector join on a node matches on it', () => {
     for (const r of rules) {
       for (const m of r.expr.matchAll(/\b(by|on)\s*\(([^)]*)\)/g)) {
-        const labels = (m[2] ?? '').split(',').map((l) => l.trim()).filter(Boolean);
+        const labels = (m[2] ?? '')
+          .split(',')
+          .map((l) => l.trim())
+          .filter(Boolean);
         // `on ()` joins against the unlabelled thresholds; `by ()` does not occur.
         if (labels.length === 0) continue;
         expect(labels, `${r.alert ?? r.record}: ${m[0]}`).toContain('cluster');
@@ -197,8 +200,17 @@ describe('alert conventions', () => {
     }
   });
 
-  it('validator alerts judge only watched validators, and never a node\'s view of itself', () => {
-    const watchedOnly = ['AvaxValidatorUptimeLow', 'AvaxValidatorNotConnected', 'AvaxValidationEndingSoon', 'AvaxValidatorDowntimeBudgetLow', 'AvaxValidatorRewardLost', 'AvaxL1ValidatorBalanceLow', 'AvaxL1ValidatorRunwayLow', 'AvaxL1ValidatorInactive'];
+  it("validator alerts judge only watched validators, and never a node's view of itself", () => {
+    const watchedOnly = [
+      'AvaxValidatorUptimeLow',
+      'AvaxValidatorNotConnected',
+      'AvaxValidationEndingSoon',
+      'AvaxValidatorDowntimeBudgetLow',
+      'AvaxValidatorRewardLost',
+      'AvaxL1ValidatorBalanceLow',
+      'AvaxL1ValidatorRunwayLow',
+      'AvaxL1ValidatorInactive',
+    ];
     for (const a of alerts.filter((x) => watchedOnly.includes(x.alert))) expect(a.expr, a.alert).toContain('avax_validator:watched:max');
     const byName = new Map(rules.filter((r) => r.record).map((r) => [r.record, r.expr]));
     for (const rec of ['avax_validator:uptime_ratio:observers_max', 'avax_validator:connected:max']) {

@@ -37,7 +37,8 @@ describe('examples/alertmanager/alertmanager.yml', () => {
     const shipped = parse(readFileSync(CONFIG, 'utf8')) as { inhibit_rules: { equal: string[]; source_matchers: string[] }[] };
     expect(shipped.inhibit_rules).toEqual(shown.inhibit_rules);
     const bySeverity = shipped.inhibit_rules.find((r) => r.source_matchers.includes('severity="critical"'));
-    for (const label of ['alertname', 'cluster', 'node', 'node_id', 'subnet', 'validation_id', 'network', 'chain', 'address']) expect(bySeverity?.equal).toContain(label);
+    for (const label of ['alertname', 'cluster', 'node', 'node_id', 'subnet', 'validation_id', 'network', 'chain', 'address'])
+      expect(bySeverity?.equal).toContain(label);
   });
 
   describe('in a real Alertmanager', () => {
@@ -49,10 +50,17 @@ describe('examples/alertmanager/alertmanager.yml', () => {
       dir = mkdtempSync(join(tmpdir(), 'avax-am-'));
       const port = await freePort();
       url = `http://127.0.0.1:${port}`;
-      child = spawn(ALERTMANAGER, [`--config.file=${CONFIG}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'], { stdio: 'ignore' });
+      child = spawn(
+        ALERTMANAGER,
+        [`--config.file=${CONFIG}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
+        { stdio: 'ignore' },
+      );
       const end = Date.now() + 20_000;
       for (;;) {
-        const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+        const ready = await fetch(`${url}/-/ready`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ready) break;
         if (Date.now() > end) throw new Error(`${ALERTMANAGER} did not become ready (apt-get install prometheus-alertmanager)`);
         await new Promise((r) => setTimeout(r, 100));
@@ -74,10 +82,34 @@ describe('examples/alertmanager/alertmanager.yml', () => {
         uptimeWarn: { alertname: 'AvaxValidatorUptimeLow', severity: 'warning', cluster: 'prod', node_id: 'NodeID-A', subnet: P },
         otherValidatorWarn: { alertname: 'AvaxValidatorUptimeLow', severity: 'warning', cluster: 'prod', node_id: 'NodeID-B', subnet: P },
         nodeDown: { alertname: 'AvaxNodeDown', severity: 'critical', cluster: 'prod', node: 'validator-1' },
-        itsSourceDown: { alertname: 'AvaxSourceDown', severity: 'warning', cluster: 'prod', node: 'validator-1', source: 'peers', job: 'avax-exporter', instance: 'exp:9785' },
+        itsSourceDown: {
+          alertname: 'AvaxSourceDown',
+          severity: 'warning',
+          cluster: 'prod',
+          node: 'validator-1',
+          source: 'peers',
+          job: 'avax-exporter',
+          instance: 'exp:9785',
+        },
         itsHealth: { alertname: 'AvaxNodeUnhealthy', severity: 'critical', cluster: 'prod', node: 'validator-1', job: 'avax-exporter', instance: 'exp:9785' },
-        stagingSourceDown: { alertname: 'AvaxSourceDown', severity: 'warning', cluster: 'staging', node: 'validator-1', source: 'peers', job: 'avax-exporter', instance: 'exp2:9785' },
-        otherNodeSourceDown: { alertname: 'AvaxSourceDown', severity: 'warning', cluster: 'prod', node: 'validator-2', source: 'peers', job: 'avax-exporter', instance: 'exp:9785' },
+        stagingSourceDown: {
+          alertname: 'AvaxSourceDown',
+          severity: 'warning',
+          cluster: 'staging',
+          node: 'validator-1',
+          source: 'peers',
+          job: 'avax-exporter',
+          instance: 'exp2:9785',
+        },
+        otherNodeSourceDown: {
+          alertname: 'AvaxSourceDown',
+          severity: 'warning',
+          cluster: 'prod',
+          node: 'validator-2',
+          source: 'peers',
+          job: 'avax-exporter',
+          instance: 'exp:9785',
+        },
       };
       const startsAt = new Date().toISOString();
       const res = await fetch(`${url}/api/v2/alerts`, {
@@ -93,7 +125,9 @@ describe('examples/alertmanager/alertmanager.yml', () => {
         const got = (await (await fetch(`${url}/api/v2/alerts`)).json()) as { labels: Labels; status: { inhibitedBy: string[] } }[];
         if (got.length === Object.keys(alerts).length) {
           for (const [name, labels] of Object.entries(alerts)) {
-            const a = got.find((g) => Object.entries(labels).every(([k, v]) => g.labels[k] === v) && Object.keys(g.labels).length === Object.keys(labels).length);
+            const a = got.find(
+              (g) => Object.entries(labels).every(([k, v]) => g.labels[k] === v) && Object.keys(g.labels).length === Object.keys(labels).length,
+            );
             if (a && a.status.inhibitedBy.length > 0) inhibited.add(name);
           }
           break;

@@ -329,6 +329,8 @@ describe('watched L1 validation ids', () => {
 
   it('must be CB58 ids (the checksum and the length: see ids.test.ts)', () => {
     expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(ConfigError);
-    expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(/watch\.validation_ids\[0\]: "not-an-id" is not a validation id: "-" is not a base58 character/);
+    expect(() => loadConfig(['--watch.validation-id=not-an-id'], {})).toThrow(
+      /watch\.validation_ids\[0\]: "not-an-id" is not a validation id: "-" is not a base58 character/,
+    );
   });
 });

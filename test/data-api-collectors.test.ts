@@ -102,7 +102,13 @@ describe('Data API validators collector', () => {
   it('a denied reward (validationRewardAmount 0): denied 1; only the newest completed validation counts', () => {
     const vs = validations('all-statuses-paged', (items) => {
       const done = items.find((i) => i['validationStatus'] === 'completed') as Record<string, unknown>;
-      const denied = { ...done, txHash: 'denied', startTimestamp: 1751400000, endTimestamp: 1782936000, rewards: { validationRewardAmount: '0', delegationRewardAmount: '0', rewardAddresses: [] } };
+      const denied = {
+        ...done,
+        txHash: 'denied',
+        startTimestamp: 1751400000,
+        endTimestamp: 1782936000,
+        rewards: { validationRewardAmount: '0', delegationRewardAmount: '0', rewardAddresses: [] },
+      };
       return [denied, done];
     });
     expect(dataApiValidatorsSource.collect(value(vs), 'data_api').map(line)).toEqual([
@@ -132,7 +138,12 @@ describe('Data API validators collector', () => {
         amountDelegated: 25000000000,
         delegatorCount: -1,
         potentialRewards: { validationRewardAmount: '117431493426', delegationRewardAmount: null },
-        validatorHealth: { reachabilityPercent: 100.4, benchedPChainRequestsPercent: null, benchedXChainRequestsPercent: 'n/a', benchedCChainRequestsPercent: 0.4 },
+        validatorHealth: {
+          reachabilityPercent: 100.4,
+          benchedPChainRequestsPercent: null,
+          benchedXChainRequestsPercent: 'n/a',
+          benchedCChainRequestsPercent: 0.4,
+        },
       },
     ]);
     expect(dataApiValidatorsSource.collect(value(vs), 'data_api').map(line)).toEqual([
@@ -150,7 +161,11 @@ describe('Data API validators collector', () => {
   });
 
   it('a block whose proposer is null or empty reads as "proposer not known", not as a broken page', () => {
-    expect(blockItem.parse({ blockNumber: '5', blockTimestamp: 10, blockType: 'FutureStandardBlock', proposerDetails: { proposerNodeId: null } })).toEqual({ blockNumber: 5n, blockTimestamp: 10, proposerDetails: { proposerNodeId: undefined } });
+    expect(blockItem.parse({ blockNumber: '5', blockTimestamp: 10, blockType: 'FutureStandardBlock', proposerDetails: { proposerNodeId: null } })).toEqual({
+      blockNumber: 5n,
+      blockTimestamp: 10,
+      proposerDetails: { proposerNodeId: undefined },
+    });
     expect(blockItem.parse({ blockNumber: '5', blockTimestamp: 10, proposerDetails: null }).proposerDetails).toBeUndefined();
     expect(blockItem.safeParse({ blockNumber: null, blockTimestamp: 10 }).success).toBe(false);
   });

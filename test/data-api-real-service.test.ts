@@ -32,12 +32,19 @@ async function fakeDataApi(opts: FakeDataApiOptions = {}): Promise<FakeDataApi> 
   return api;
 }
 
-async function sourceContext(api: FakeDataApi, nodeIds: string[]): Promise<DataApiContext> {
+function sourceContext(api: FakeDataApi, nodeIds: string[]): DataApiContext {
   const transport = new HttpTransport();
   cleanup.push(() => transport.close());
   const signal = AbortSignal.timeout(5_000);
   setMaxListeners(0, signal);
-  return { client: new DataApiClient({ transport, baseUrl: api.url, ratePerMinute: 6000 }), network: 'mainnet', nodeIds, maxPages: 10, deadline: { signal, at: Date.now() + 5_000 }, round: 0 };
+  return {
+    client: new DataApiClient({ transport, baseUrl: api.url, ratePerMinute: 6000 }),
+    network: 'mainnet',
+    nodeIds,
+    maxPages: 10,
+    deadline: { signal, at: Date.now() + 5_000 },
+    round: 0,
+  };
 }
 
 describe('the fake Data API in its real-service mode (quirks)', () => {
@@ -46,7 +53,12 @@ describe('the fake Data API in its real-service mode (quirks)', () => {
     const list = api.state.validations[SELF] ?? [];
     expect(list[0]?.validationStatus).toBe('suspended');
     const active = list.find((v) => v.validationStatus === 'active');
-    expect(active).toMatchObject({ uptimePerformance: null, avalancheGoVersion: null, delegationCapacity: '-25000000000', validatorHealth: { reachabilityPercent: 100.4, benchedPChainRequestsPercent: null } });
+    expect(active).toMatchObject({
+      uptimePerformance: null,
+      avalancheGoVersion: null,
+      delegationCapacity: '-25000000000',
+      validatorHealth: { reachabilityPercent: 100.4, benchedPChainRequestsPercent: null },
+    });
     expect(api.state.blocks['p-chain'][0]?.blockType).toBe('FutureStandardBlock');
     // The default mode is untouched.
     const plain = await fakeDataApi();
@@ -55,13 +67,20 @@ describe('the fake Data API in its real-service mode (quirks)', () => {
 
   it('the validators source keeps every validation, drops the unknown status and only the bad fields', async () => {
     const api = await fakeDataApi({ quirks: true });
-    const v = await dataApiValidatorsSource.poll(await sourceContext(api, [SELF]), undefined);
+    const v = await dataApiValidatorsSource.poll(sourceContext(api, [SELF]), undefined);
     const vs = v.nodes[0]?.validations ?? [];
     expect(vs.map((x) => x.status)).toEqual(['pending', 'active', 'removed', 'completed']);
     const active = vs.find((x) => x.status === 'active');
-    expect(active).toMatchObject({ amountStaked: 2000000000000n, amountDelegated: 25000000000n, delegatorCount: 1, potentialValidationReward: 117431493426n, benchedRatio: { X: 0, C: 0.004 } });
-    for (const field of ['uptimeRatio', 'version', 'delegationCapacity', 'reachabilityRatio', 'potentialDelegationReward'] as const) expect(active?.[field], field).toBeUndefined();
-    const blocks = await dataApiBlocksSource.poll(await sourceContext(api, []), undefined);
+    expect(active).toMatchObject({
+      amountStaked: 2000000000000n,
+      amountDelegated: 25000000000n,
+      delegatorCount: 1,
+      potentialValidationReward: 117431493426n,
+      benchedRatio: { X: 0, C: 0.004 },
+    });
+    for (const field of ['uptimeRatio', 'version', 'delegationCapacity', 'reachabilityRatio', 'potentialDelegationReward'] as const)
+      expect(active?.[field], field).toBeUndefined();
+    const blocks = await dataApiBlocksSource.poll(sourceContext(api, []), undefined);
     expect(blocks.heads.map((h) => h.chain)).toEqual(['P', 'X', 'C']);
   });
 
@@ -95,7 +114,7 @@ describe('the fake Data API in its real-service mode (quirks)', () => {
 describe('completed validations: the reward granted or denied; removed ones: when', () => {
   it('the source reads rewards of completed validations and the removal time of removed ones', async () => {
     const api = await fakeDataApi();
-    const v = await dataApiValidatorsSource.poll(await sourceContext(api, [SELF, DENIED]), undefined);
+    const v = await dataApiValidatorsSource.poll(sourceContext(api, [SELF, DENIED]), undefined);
     const self = v.nodes.find((n) => n.nodeId === SELF)?.validations ?? [];
     expect(self.find((x) => x.status === 'completed')).toMatchObject({ validationReward: 118004212871n, delegationReward: 0n });
     expect(self.find((x) => x.status === 'removed')).toMatchObject({ removeTimestamp: 1760000000 });
@@ -106,7 +125,10 @@ describe('completed validations: the reward granted or denied; removed ones: whe
     const node = await FakeNode.start();
     cleanup.push(() => node.stop());
     const api = await fakeDataApi();
-    const t = await startTestDaemon({ nodes: [{ name: 'fake', url: node.url, watch: { node_ids: [SELF, DENIED] } }], data_api: { url: api.url, interval: '500ms', rate_limit: 6000 } });
+    const t = await startTestDaemon({
+      nodes: [{ name: 'fake', url: node.url, watch: { node_ids: [SELF, DENIED] } }],
+      data_api: { url: api.url, interval: '500ms', rate_limit: 6000 },
+    });
     cleanup.push(() => t.daemon.stop());
     await waitUntilAllUp(t.daemon);
     let text = '';
@@ -123,6 +145,8 @@ describe('completed validations: the reward granted or denied; removed ones: whe
     expect(valueOf(text, 'avax_data_api_validator_last_completed_end_timestamp_seconds', D)).toBe(1783036000);
     // The denied validator has nothing current: its statuses say completed.
     expect(valueOf(text, 'avax_data_api_validator_status', { ...D, status: 'completed' })).toBe(1);
-    expect(valueOf(text, 'avax_data_api_validator_remove_timestamp_seconds', { network: 'mainnet', node_id: SELF, subnet: FIXTURE_IDS.legacySubnetId })).toBe(1760000000);
+    expect(valueOf(text, 'avax_data_api_validator_remove_timestamp_seconds', { network: 'mainnet', node_id: SELF, subnet: FIXTURE_IDS.legacySubnetId })).toBe(
+      1760000000,
+    );
   });
 });

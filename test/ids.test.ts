@@ -48,7 +48,12 @@ function withHrp(bech: string, hrp: string): string {
     }
     return chk;
   };
-  const expanded = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  const expanded = [...hrp]
+    .map((c) => c.charCodeAt(0) >> 5)
+    .concat(
+      [0],
+      [...hrp].map((c) => c.charCodeAt(0) & 31),
+    );
   const mod = polymod([...expanded, ...data, 0, 0, 0, 0, 0, 0]) ^ 1;
   const sum = [0, 1, 2, 3, 4, 5].map((i) => (mod >>> (5 * (5 - i))) & 31);
   return `${hrp}1${[...data, ...sum].map((v) => BECH32[v]).join('')}`;
@@ -131,7 +136,10 @@ describe('P-Chain addresses (bech32, avalanchego utils/formatting/address)', () 
       for (const i of [a.indexOf('1') + 1, a.length - 10, a.length - 1]) {
         const bad = mutate(a, i, BECH32);
         expect(isValidBech32(bad.slice(2))).toBe(false);
-        expect(checkPAddress(bad)).toEqual({ ok: false, problem: `"${bad}" is not a valid P-Chain address: its checksum does not match (a typo or a truncated copy?)` });
+        expect(checkPAddress(bad)).toEqual({
+          ok: false,
+          problem: `"${bad}" is not a valid P-Chain address: its checksum does not match (a typo or a truncated copy?)`,
+        });
       }
     }
   });
@@ -185,7 +193,9 @@ describe('the configuration checks its ids (exit 2 with the path and the id)', (
       `nodes[0].watch.validation_ids[0]: "${FIXTURE_IDS.nodeId}" is a node id, not a validation id`,
       `addresses[0].chain: "${BAD_CHAIN}" is not a valid blockchain id: its checksum does not match (a typo or a truncated copy?)`,
       `addresses[1].address: "${BAD_P}" is not a valid P-Chain address: its checksum does not match (a typo or a truncated copy?)`,
-      expect.stringMatching(/^addresses\[2\]\.address: "P-local1\S+" is an address of a local network; P-Chain balances come from the Data API, which serves mainnet \(P-avax1…\) and fuji \(P-fuji1…\) only$/),
+      expect.stringMatching(
+        /^addresses\[2\]\.address: "P-local1\S+" is an address of a local network; P-Chain balances come from the Data API, which serves mainnet \(P-avax1…\) and fuji \(P-fuji1…\) only$/,
+      ),
     ]);
   });
 
@@ -194,6 +204,10 @@ describe('the configuration checks its ids (exit 2 with the path and the id)', (
       watch: { node_ids: NODE_IDS, subnet_ids: [FIXTURE_IDS.l1SubnetId, FIXTURE_IDS.legacySubnetId], validation_ids: [FIXTURE_IDS.l1ValidationId] },
       addresses: [{ alias: 'relayer', chain: FIXTURE_IDS.l1ChainId, address: '0x0000000000000000000000000000000000000001' }],
     });
-    expect(config.nodes[0]?.watch).toMatchObject({ nodeIds: NODE_IDS, subnetIds: [FIXTURE_IDS.l1SubnetId, FIXTURE_IDS.legacySubnetId], validationIds: [FIXTURE_IDS.l1ValidationId] });
+    expect(config.nodes[0]?.watch).toMatchObject({
+      nodeIds: NODE_IDS,
+      subnetIds: [FIXTURE_IDS.l1SubnetId, FIXTURE_IDS.legacySubnetId],
+      validationIds: [FIXTURE_IDS.l1ValidationId],
+    });
   });
 });

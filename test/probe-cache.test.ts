@@ -23,8 +23,16 @@ describe('/probe of a configured node', () => {
   it('is rendered once per /metrics render and shared: 40 concurrent probes, plain and gzip, one render, bounded RSS', async () => {
     const node = await FakeNode.start({ state: { primaryValidators: generateValidators(1_500, { delegatorsPerValidator: 1 }) } });
     cleanups.push(() => node.stop());
-    const config = buildConfig({ nodes: [{ name: 'big', url: node.url, watch: { all_validators: true } }], data_api: { enabled: false }, web: { listen_address: '127.0.0.1:0' } });
-    const daemon = await startDaemon(config, { logger: createLogger({ level: 'warn', format: 'json', destination: new LogCapture() }), jitter: 0, autoStart: false });
+    const config = buildConfig({
+      nodes: [{ name: 'big', url: node.url, watch: { all_validators: true } }],
+      data_api: { enabled: false },
+      web: { listen_address: '127.0.0.1:0' },
+    });
+    const daemon = await startDaemon(config, {
+      logger: createLogger({ level: 'warn', format: 'json', destination: new LogCapture() }),
+      jitter: 0,
+      autoStart: false,
+    });
     cleanups.push(() => daemon.stop());
     await daemon.pollNow();
     const url = `${daemon.url}/probe?target=big`;

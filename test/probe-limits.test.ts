@@ -24,8 +24,12 @@ describe('probe-only slots', () => {
   it('a client probing allowed URLs once each cannot hold every slot for idle_timeout: a one-off makes room after a poll interval, a scraped target keeps its slot', async () => {
     // Nothing listens there: every round fails at once, which is all the slots need.
     const urls = [1, 2, 3, 4, 5].map((i) => `http://127.0.0.1:9/t${i}`);
-    const { daemon, logs } = await daemonFor({ nodes: [], probe: { targets: urls, max_targets: 2, idle_timeout: '5m' }, poll: { interval: '300ms', timeout: '200ms' } });
-    const probe = async (url: string) => (await fetch(`${daemon.url}/probe?${new URLSearchParams({ target: url })}`)).status;
+    const { daemon, logs } = await daemonFor({
+      nodes: [],
+      probe: { targets: urls, max_targets: 2, idle_timeout: '5m' },
+      poll: { interval: '300ms', timeout: '200ms' },
+    });
+    const probe = async (url: string) => (await fetch(`${daemon.url}/probe?${new URLSearchParams({ target: url }).toString()}`)).status;
     // A scraped target: probed again and again.
     expect(await probe(urls[0] as string)).toBe(200);
     expect(await probe(urls[0] as string)).toBe(200);

@@ -53,7 +53,10 @@ async function tamperingProxy(target: string, tamper: Map<string, Tamper>): Prom
           return;
         }
         if (t) {
-          const reply = t.kind === 'rpc-error' ? { jsonrpc: '2.0', error: { code: -32000, message: t.message, data: null }, id: parsed?.id } : { jsonrpc: '2.0', result: t.result, id: parsed?.id };
+          const reply =
+            t.kind === 'rpc-error'
+              ? { jsonrpc: '2.0', error: { code: -32000, message: t.message, data: null }, id: parsed?.id }
+              : { jsonrpc: '2.0', result: t.result, id: parsed?.id };
           res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(reply));
           return;
         }
@@ -78,7 +81,13 @@ describe('a valid id the node does not know is state, not a failure', () => {
   it('node ids: active 0; subnet id: an empty set; validation id: found 0; the source is up and the known ids are exported', async () => {
     const node = await fakeNode();
     const { daemon } = await daemonFor({
-      nodes: [{ name: 'fake', url: node.url, watch: { node_ids: [SELF, UNKNOWN_NODE], subnet_ids: [L1, UNKNOWN_SUBNET], validation_ids: [FIXTURE_IDS.l1ValidationId, ENDED] } }],
+      nodes: [
+        {
+          name: 'fake',
+          url: node.url,
+          watch: { node_ids: [SELF, UNKNOWN_NODE], subnet_ids: [L1, UNKNOWN_SUBNET], validation_ids: [FIXTURE_IDS.l1ValidationId, ENDED] },
+        },
+      ],
     });
     await waitUntilAllUp(daemon);
     const text = await scrape(daemon);
@@ -99,13 +108,23 @@ describe('a valid id the node does not know is state, not a failure', () => {
 
 describe('one bad answer about one validation id never blinds the other ids', () => {
   it.each<[string, Tamper, string]>([
-    ['a JSON-RPC error other than not found', { kind: 'rpc-error', message: 'failed to convert L1 validator to API format: failed unmarshalling remaining balance owner' }, 'rpc_error'],
-    ['an answer that does not validate', { kind: 'result', result: { nodeID: SELF, validationID: OTHER_VALIDATION, subnetID: L1, weight: '-1', startTime: 'soon', balance: null } }, 'invalid_response'],
+    [
+      'a JSON-RPC error other than not found',
+      { kind: 'rpc-error', message: 'failed to convert L1 validator to API format: failed unmarshalling remaining balance owner' },
+      'rpc_error',
+    ],
+    [
+      'an answer that does not validate',
+      { kind: 'result', result: { nodeID: SELF, validationID: OTHER_VALIDATION, subnetID: L1, weight: '-1', startTime: 'soon', balance: null } },
+      'invalid_response',
+    ],
   ])('%s: that id is unknown (lookup_success 0, no found), the others and the rest of the source stay', async (_, tamper) => {
     const node = await fakeNode();
     const proxy = await tamperingProxy(node.url, new Map([[OTHER_VALIDATION, tamper]]));
     proxies.push(proxy);
-    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: proxy.url, watch: { validation_ids: [FIXTURE_IDS.l1ValidationId, OTHER_VALIDATION, ENDED] } }] });
+    const { daemon } = await daemonFor({
+      nodes: [{ name: 'fake', url: proxy.url, watch: { validation_ids: [FIXTURE_IDS.l1ValidationId, OTHER_VALIDATION, ENDED] } }],
+    });
     await waitUntilAllUp(daemon);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'validators' })).toBe(1);
@@ -116,7 +135,9 @@ describe('one bad answer about one validation id never blinds the other ids', ()
     // The others: as without it.
     expect(valueOf(text, 'avax_l1_validation_lookup_success', { node: 'fake', validation_id: FIXTURE_IDS.l1ValidationId })).toBe(1);
     expect(valueOf(text, 'avax_l1_validation_found', { node: 'fake', validation_id: FIXTURE_IDS.l1ValidationId })).toBe(1);
-    expect(valueOf(text, 'avax_l1_validator_balance_avax', { node: 'fake', node_id: SELF, subnet: L1, validation_id: FIXTURE_IDS.l1ValidationId })).toBe(8.780477952);
+    expect(valueOf(text, 'avax_l1_validator_balance_avax', { node: 'fake', node_id: SELF, subnet: L1, validation_id: FIXTURE_IDS.l1ValidationId })).toBe(
+      8.780477952,
+    );
     expect(valueOf(text, 'avax_l1_validation_found', { node: 'fake', validation_id: ENDED })).toBe(0);
     expect(valueOf(text, 'avax_validator_active', { node: 'fake', node_id: SELF, subnet: PRIMARY_NETWORK_ID })).toBe(1);
   });
@@ -127,14 +148,18 @@ describe('one bad answer about one validation id never blinds the other ids', ()
     await waitUntilAllUp(daemon);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_l1_validation_found', { node: 'fake', validation_id: OTHER_VALIDATION })).toBe(1);
-    expect(valueOf(text, 'avax_l1_validator_balance_avax', { node: 'fake', node_id: FIXTURE_IDS.l1InactiveNodeId, subnet: L1, validation_id: OTHER_VALIDATION })).toBe(0);
+    expect(
+      valueOf(text, 'avax_l1_validator_balance_avax', { node: 'fake', node_id: FIXTURE_IDS.l1InactiveNodeId, subnet: L1, validation_id: OTHER_VALIDATION }),
+    ).toBe(0);
   });
 
   it('a node (or proxy) failing, rather than answering about the id, still fails the source: nothing is made up', async () => {
     const node = await fakeNode();
     const proxy = await tamperingProxy(node.url, new Map([[OTHER_VALIDATION, { kind: 'status', status: 502 }]]));
     proxies.push(proxy);
-    const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: proxy.url, watch: { validation_ids: [FIXTURE_IDS.l1ValidationId, OTHER_VALIDATION] } }] });
+    const { daemon } = await daemonFor({
+      nodes: [{ name: 'fake', url: proxy.url, watch: { validation_ids: [FIXTURE_IDS.l1ValidationId, OTHER_VALIDATION] } }],
+    });
     await daemon.waitForRounds(1);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'validators' })).toBe(0);
@@ -144,7 +169,8 @@ describe('one bad answer about one validation id never blinds the other ids', ()
   it('classifies: JSON-RPC errors and invalid answers are about the id; transport failures are about the node', () => {
     expect(lookupFailureOf(new RpcError(-32000, 'database closed'))).toBe('rpc_error');
     expect(lookupFailureOf(new UpstreamError('invalid_response', 'weight: expected an unsigned decimal integer string'))).toBe('invalid_response');
-    for (const reason of ['timeout', 'connect', 'http_status', 'network_mismatch'] as const) expect(lookupFailureOf(new UpstreamError(reason, 'x'))).toBeUndefined();
+    for (const reason of ['timeout', 'connect', 'http_status', 'network_mismatch'] as const)
+      expect(lookupFailureOf(new UpstreamError(reason, 'x'))).toBeUndefined();
     expect(lookupFailureOf(new Error('boom'))).toBeUndefined();
   });
 });

@@ -136,7 +136,12 @@ export function isValidBech32(s: string): boolean {
     if (v === -1) return false;
     data.push(v);
   }
-  const expanded = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  const expanded = [...hrp]
+    .map((c) => c.charCodeAt(0) >> 5)
+    .concat(
+      [0],
+      [...hrp].map((c) => c.charCodeAt(0) & 31),
+    );
   return bech32Polymod([...expanded, ...data]) === 1;
 }
 
@@ -167,7 +172,12 @@ export function checkPAddress(s: string): PAddressResult {
   if (!BECH32_DATA.test(data)) {
     return { ok: false, problem: `"${s}" is not a P-Chain address: bech32 uses neither 1, b, i nor o after the separator` };
   }
-  if (!isValidBech32(s.slice(2))) return { ok: false, problem: `"${s}" is not a valid P-Chain address: its checksum does not match (a typo or a truncated copy?)` };
-  if (data.length !== 32 + 6) return { ok: false, problem: `"${s}" is not a P-Chain address: it holds ${Math.floor(((data.length - 6) * 5) / 8)} bytes, an address holds ${SHORT_ID_LEN}` };
+  if (!isValidBech32(s.slice(2)))
+    return { ok: false, problem: `"${s}" is not a valid P-Chain address: its checksum does not match (a typo or a truncated copy?)` };
+  if (data.length !== 32 + 6)
+    return {
+      ok: false,
+      problem: `"${s}" is not a P-Chain address: it holds ${Math.floor(((data.length - 6) * 5) / 8)} bytes, an address holds ${SHORT_ID_LEN}`,
+    };
   return { ok: true, hrp: hrp as PAddressHrp };
 }

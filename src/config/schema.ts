@@ -20,33 +20,36 @@ const duration = z.string().transform((s, ctx) => {
 
 const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero');
 
-const httpUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL').superRefine((s, ctx) => {
-  // The exporter sends URL credentials as a Basic Authorization header, decoded: a stray % would
-  // make that fail at start-up or on every poll. Said here, once, without echoing the value.
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    return;
-  }
-  for (const [part, value] of [
-    ['user name', u.username],
-    ['password', u.password],
-  ] as const) {
+const httpUrl = z
+  .string()
+  .refine((s) => {
     try {
-      decodeURIComponent(value);
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
     } catch {
-      ctx.addIssue({ code: 'custom', message: `the ${part} in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)` });
+      return false;
     }
-  }
-});
+  }, 'must be an http(s) URL')
+  .superRefine((s, ctx) => {
+    // The exporter sends URL credentials as a Basic Authorization header, decoded: a stray % would
+    // make that fail at start-up or on every poll. Said here, once, without echoing the value.
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      return;
+    }
+    for (const [part, value] of [
+      ['user name', u.username],
+      ['password', u.password],
+    ] as const) {
+      try {
+        decodeURIComponent(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `the ${part} in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)` });
+      }
+    }
+  });
 
 /** A node id as AvalancheGo prints it, checksum and length checked (ids.ts). */
 export const nodeIdSchema = z.string().superRefine((s, ctx) => {

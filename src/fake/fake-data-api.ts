@@ -376,7 +376,15 @@ export function withRealServiceQuirks(state: FakeDataApiState): FakeDataApiState
       v['potentialRewards'] = { ...(v['potentialRewards'] as object), delegationRewardAmount: null };
       v['validatorHealth'] = { ...(v['validatorHealth'] as object), reachabilityPercent: 100.4, benchedPChainRequestsPercent: null };
     }
-    list.unshift({ txHash: idFor(`quirk/${nodeId}`), nodeId, subnetId: PRIMARY_NETWORK_ID, amountStaked: '2000000000000', startTimestamp: FIXTURE_NOW, endTimestamp: FIXTURE_NOW + 1_209_600, validationStatus: 'suspended' });
+    list.unshift({
+      txHash: idFor(`quirk/${nodeId}`),
+      nodeId,
+      subnetId: PRIMARY_NETWORK_ID,
+      amountStaked: '2000000000000',
+      startTimestamp: FIXTURE_NOW,
+      endTimestamp: FIXTURE_NOW + 1_209_600,
+      validationStatus: 'suspended',
+    });
   }
   for (const list of Object.values(out.blocks)) {
     const head = list[0];

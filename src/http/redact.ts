@@ -114,7 +114,7 @@ export function makeRedactor(secrets: readonly string[]): (text: string) => stri
     }
     if (!any) return text;
     let out = '';
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       if (hit[i]) {
         while (i < text.length && hit[i]) i++;
         out += REDACTED;

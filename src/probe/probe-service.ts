@@ -231,7 +231,11 @@ export class ProbeService {
       if (this.#targets.size >= config.probe.maxTargets) this.#sweep(nowMs);
       if (this.#targets.size >= config.probe.maxTargets) this.#evictOneOff(nowMs, config);
       if (this.#targets.size >= config.probe.maxTargets) {
-        return this.#refuse(503, `probe.max_targets (${config.probe.maxTargets}) probe-only targets are polled already; one is dropped after probe.idle_timeout without probes (one probed only once: after poll.interval)`, target);
+        return this.#refuse(
+          503,
+          `probe.max_targets (${config.probe.maxTargets}) probe-only targets are polled already; one is dropped after probe.idle_timeout without probes (one probed only once: after poll.interval)`,
+          target,
+        );
       }
       t = new ProbeTarget(found.node, config.poll, this.#opts);
       this.#targets.set(found.key, t);
@@ -262,7 +266,13 @@ export class ProbeService {
    * gzip are made once, as for /metrics, however many scrapers ask.
    */
   #nodeAnswer(name: string, started: number, config: Config): Promise<Exposition> {
-    const render = () => this.#render(name, this.#opts.store.all().filter((s) => s.node === name), started, config);
+    const render = () =>
+      this.#render(
+        name,
+        this.#opts.store.all().filter((s) => s.node === name),
+        started,
+        config,
+      );
     const generation = this.#opts.generation?.();
     if (generation === undefined) return render();
     if (generation !== this.#answersGeneration) {
@@ -379,7 +389,10 @@ export class ProbeService {
     const [key, t] = victim;
     this.#targets.delete(key);
     void t.poller.stop();
-    this.#opts.logger.info({ node: t.node.name, url: redactUrl(t.node.url), reason: 'probed once and not since, its place is needed', targets: this.#targets.size }, 'probe target dropped');
+    this.#opts.logger.info(
+      { node: t.node.name, url: redactUrl(t.node.url), reason: 'probed once and not since, its place is needed', targets: this.#targets.size },
+      'probe target dropped',
+    );
     this.#opts.onTargetsChanged?.();
   }
 

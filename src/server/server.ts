@@ -357,7 +357,7 @@ export function createExporterServer(opts: ServerOptions): Server {
   // Node checks header and request timeouts on this interval (30 s by default): check often enough that the limits hold.
   const httpOptions = { connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) };
   const server: Server = tls
-    ? (createHttpsServer({ ...tls, ...httpOptions, handshakeTimeout: limits.tlsHandshakeTimeoutMs }, listener) as unknown as Server)
+    ? createHttpsServer({ ...tls, ...httpOptions, handshakeTimeout: limits.tlsHandshakeTimeoutMs }, listener)
     : createHttpServer(httpOptions, listener);
   // Bounded timeouts so idle or slow clients cannot hold connections forever.
   server.headersTimeout = limits.headersTimeoutMs;

@@ -261,7 +261,12 @@ function primaryRow(b: Builder, id: string, r: ValidatorRecord | undefined, v: V
   if (r.endTime === undefined) add('time-left', 'none', 'no end time', '');
   else {
     const left = r.endTime - nowMs / 1000;
-    add('time-left', timeLeftLevel(left, r.nextPeriod !== undefined && r.nextPeriod > 0), left > 0 ? `${formatDuration(left)} (ends ${when(r.endTime)})` : `ended ${when(r.endTime)}`, `validation ends in ${formatDuration(Math.max(0, left))}`);
+    add(
+      'time-left',
+      timeLeftLevel(left, r.nextPeriod !== undefined && r.nextPeriod > 0),
+      left > 0 ? `${formatDuration(left)} (ends ${when(r.endTime)})` : `ended ${when(r.endTime)}`,
+      `validation ends in ${formatDuration(Math.max(0, left))}`,
+    );
   }
   if (r.connected === undefined) add('connected', 'none', 'unknown', '');
   else add('connected', r.connected ? 'ok' : 'crit', r.connected ? 'yes' : 'no', 'not connected');

@@ -6,6 +6,15 @@ import bcrypt from 'bcryptjs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
+/** Whether a header value holds a control character (tab allowed, as HTTP allows it): CR and LF would split the response. */
+function hasControlCharacter(v: string): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return true;
+  }
+  return false;
+}
+
 /**
  * `--web.config.file` in the Prometheus exporter-toolkit format: TLS
  * (optionally mutual), HTTP basic auth with bcrypt hashes, and extra response
@@ -38,7 +47,10 @@ const webConfigSchema = z
       .strictObject({
         // A CR or LF would end the header early (Node then refuses every response): rejected here, with its path.
         headers: z
-          .record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), z.string().regex(/^[^\x00-\x08\x0a-\x1f\x7f]*$/, 'must not contain CR, LF or other control characters'))
+          .record(
+            z.string().regex(HEADER_NAME, 'must be an HTTP header name'),
+            z.string().refine((v) => !hasControlCharacter(v), 'must not contain CR, LF or other control characters'),
+          )
           .optional(),
       })
       .optional(),
@@ -54,7 +66,11 @@ const webConfigSchema = z
     // min_version defaults to TLS12, so a lone max_version below it is the same mistake.
     const min = t?.min_version ?? 'TLS12';
     if (t?.max_version && order.indexOf(min) > order.indexOf(t.max_version)) {
-      ctx.addIssue({ code: 'custom', path: ['tls_server_config', 'min_version'], message: `${min}${t.min_version ? '' : ' (the default)'} is above max_version ${t.max_version}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tls_server_config', 'min_version'],
+        message: `${min}${t.min_version ? '' : ' (the default)'} is above max_version ${t.max_version}`,
+      });
     }
   });
 
@@ -137,7 +153,13 @@ export function loadWebConfig(path: string): WebConfig {
       // What https.createServer would do at start-up (and die on with a stack trace): parse the
       // certificate, the key and the CA, and check that the key is the certificate's.
       try {
-        createSecureContext({ cert, key, ...(ca ? { ca } : {}), ...(tls.minVersion ? { minVersion: tls.minVersion as never } : {}), ...(tls.maxVersion ? { maxVersion: tls.maxVersion as never } : {}) });
+        createSecureContext({
+          cert,
+          key,
+          ...(ca ? { ca } : {}),
+          ...(tls.minVersion ? { minVersion: tls.minVersion as never } : {}),
+          ...(tls.maxVersion ? { maxVersion: tls.maxVersion as never } : {}),
+        });
       } catch (err) {
         problems.push(`tls_server_config: cert_file ${certPath}, key_file ${keyPath}${caPath ? `, client_ca_file ${caPath}` : ''}: ${(err as Error).message}`);
       }
@@ -260,7 +282,9 @@ export class BasicAuth {
     const user = colon >= 0 ? decoded.slice(0, colon) : '';
     const password = colon >= 0 ? decoded.slice(colon + 1) : '';
     const hash = this.#users.get(user);
-    const cacheKey = createHmac('sha256', CACHE_KEY).update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('base64');
+    const cacheKey = createHmac('sha256', CACHE_KEY)
+      .update(`${user}\u0000${password}\u0000${hash ?? ''}`)
+      .digest('base64');
     const now = Date.now();
     const at = hash !== undefined ? this.#verified.get(cacheKey) : undefined;
     if (at !== undefined && now - at <= this.#limits.cacheTtlMs) return 'ok';

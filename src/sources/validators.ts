@@ -253,7 +253,10 @@ export const validatorsSource = defineSource<ValidatorsValue>({
     });
     mergeValidations(out, found);
     const value: ValidatorsValue = { subnets: out, observedAt, operatorWatched: { ids: watched, ownIdByDefault: ctx.node.watch.nodeIds.length === 0 } };
-    if (found.length > 0) value.validations = found.map((f) => (f.failure ? { validationId: f.id, found: undefined, failure: f.failure } : { validationId: f.id, found: f.record !== undefined }));
+    if (found.length > 0)
+      value.validations = found.map((f) =>
+        f.failure ? { validationId: f.id, found: undefined, failure: f.failure } : { validationId: f.id, found: f.record !== undefined },
+      );
     if (ctx.known.rewardUptimeUpgradeTime !== undefined) value.rewardUptimeUpgradeTime = ctx.known.rewardUptimeUpgradeTime;
     if (feeState) value.feePriceNavaxPerSecond = feeState.price;
     return value;

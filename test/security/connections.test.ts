@@ -18,14 +18,44 @@ import { createExporterServer, DEFAULT_LIMITS, type ServerOptions } from '../../
 import type { Exposition } from '../../src/exposition/render.js';
 
 const BODY = 'avax_exporter_ready 1\n';
-const EXPOSITION: Exposition = { text: Buffer.from(BODY), gzip: async () => gzipSync(BODY), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const EXPOSITION: Exposition = {
+  text: Buffer.from(BODY),
+  gzip: () => Promise.resolve(gzipSync(BODY)),
+  series: 1,
+  contentType: 'text/plain; version=0.0.4; charset=utf-8',
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let dir = '';
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'avax-exporter-conns-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.crt', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'web.yml'), `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret', 4)}\n`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.crt',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { cwd: dir, stdio: 'pipe' },
+  );
+  writeFileSync(
+    join(dir, 'web.yml'),
+    `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret', 4)}\n`,
+  );
 });
 
 const servers: Server[] = [];
@@ -46,7 +76,13 @@ async function start(extra: Partial<ServerOptions>): Promise<number> {
 }
 
 /** Opens `count` TCP connections spread over loopback addresses 127.0.0.<first>.. (at most `perAddress` each); resolves once all are connected or closed. */
-async function openSilent(port: number, count: number, perAddress: number, first = 2, onOpen?: (s: Socket) => void): Promise<{ open: () => number; all: Socket[] }> {
+async function openSilent(
+  port: number,
+  count: number,
+  perAddress: number,
+  first = 2,
+  onOpen?: (s: Socket) => void,
+): Promise<{ open: () => number; all: Socket[] }> {
   const all: Socket[] = [];
   const settled: Promise<void>[] = [];
   for (let i = 0; i < count; i++) {
@@ -54,13 +90,15 @@ async function openSilent(port: number, count: number, perAddress: number, first
     s.on('error', () => undefined);
     sockets.push(s);
     all.push(s);
-    settled.push(new Promise<void>((r) => {
-      s.once('connect', () => {
-        onOpen?.(s);
-        r();
-      });
-      s.once('close', () => r());
-    }));
+    settled.push(
+      new Promise<void>((r) => {
+        s.once('connect', () => {
+          onOpen?.(s);
+          r();
+        });
+        s.once('close', () => r());
+      }),
+    );
     if (i % 100 === 99) await Promise.all(settled.slice(-100));
   }
   await Promise.all(settled);

@@ -46,11 +46,16 @@ describe('secrets echoed by upstream error bodies', () => {
       const path = req.url ?? '';
       let body: string;
       let status = 502;
-      if (path.startsWith('/cut')) body = `${'x'.repeat(140)} ${auth}`; // the 160-byte snippet cuts the token in half
+      if (path.startsWith('/cut'))
+        body = `${'x'.repeat(140)} ${auth}`; // the 160-byte snippet cuts the token in half
       else if (path.startsWith('/json')) {
         status = 200; // not JSON: the parser's message quotes the start of the body
         body = `${auth} and more`;
-      } else if (path.startsWith('/dataapi')) body = `you sent ${Object.entries(req.headers).filter(([k]) => /key/i.test(k)).map(([k, v]) => `${k}=${String(v)}`).join(' ')}`;
+      } else if (path.startsWith('/dataapi'))
+        body = `you sent ${Object.entries(req.headers)
+          .filter(([k]) => /key/i.test(k))
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(' ')}`;
       else body = `you sent authorization=${auth} decoded=${decoded} token=${String(req.headers['x-api-token'] ?? '')}`;
       res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(body);
@@ -82,9 +87,13 @@ describe('secrets echoed by upstream error bodies', () => {
     const messages = daemon.store.all().flatMap((s) => (s.lastError ? [`${s.node}: ${s.lastError.message}`] : []));
     const pages = await Promise.all(['/-/status', '/', '/metrics'].map(async (p) => (await fetch(`${daemon.url}${p}`)).text()));
     const everything = [...messages, ...logs.raw, ...pages].join('\n');
-    for (const f of forms()) expect(everything.includes(f), `${f}: ${everything.split("\n").find((l) => l.includes(f))}`).toBe(false);
+    for (const f of forms()) expect(everything.includes(f), `${f}: ${everything.split('\n').find((l) => l.includes(f))}`).toBe(false);
     // The text is still there, with the secrets marked.
-    for (const node of ['bearer', 'basic', 'utok', 'cut', 'data_api']) expect(messages.find((m) => m.startsWith(`${node}:`) && m.includes('<secret>')), node).toBeDefined();
+    for (const node of ['bearer', 'basic', 'utok', 'cut', 'data_api'])
+      expect(
+        messages.find((m) => m.startsWith(`${node}:`) && m.includes('<secret>')),
+        node,
+      ).toBeDefined();
     expect(pages[0]).toContain('<secret>');
     // A user name alone is a token: not shown in URLs either.
     expect(redactUrl(`http://${S.userToken}@host:9650`)).toBe('http://***@host:9650');
@@ -92,7 +101,13 @@ describe('secrets echoed by upstream error bodies', () => {
   }, 30_000);
 
   it('a redactor replaces whole secrets, their Basic forms and fragments cut at either edge', () => {
-    const redact = makeRedactor(secretsOf({ url: 'http://ops:p%40ssword-123@h', headers: { Authorization: 'Bearer tok-0123456789', Cookie: 'a=b' }, secretHeaders: ['authorization', 'cookie'] }));
+    const redact = makeRedactor(
+      secretsOf({
+        url: 'http://ops:p%40ssword-123@h',
+        headers: { Authorization: 'Bearer tok-0123456789', Cookie: 'a=b' },
+        secretHeaders: ['authorization', 'cookie'],
+      }),
+    );
     expect(redact('HTTP 502 auth=Bearer tok-0123456789 ok')).toBe('HTTP 502 auth=<secret> ok');
     expect(redact(`x ${Buffer.from('ops:p@ssword-123').toString('base64')} y`)).toBe('x <secret> y');
     expect(redact('x p@ssword-123 y p%40ssword-123')).toBe('x <secret> y <secret>');

@@ -27,8 +27,14 @@ describe('percent-encoding in URL credentials', () => {
   it('is checked where the configuration is validated: nodes, probe.targets, data_api.url; the value is never shown', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ nodes: [{ url: BAD }] }, 'nodes[0].url: the password in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)'],
-      [{ nodes: [{ url: 'http://to%ken@127.0.0.1:9650' }] }, 'nodes[0].url: the user name in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)'],
-      [{ probe: { targets: [BAD] } }, 'probe.targets[0]: the password in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)'],
+      [
+        { nodes: [{ url: 'http://to%ken@127.0.0.1:9650' }] },
+        'nodes[0].url: the user name in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)',
+      ],
+      [
+        { probe: { targets: [BAD] } },
+        'probe.targets[0]: the password in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)',
+      ],
       [{ data_api: { url: BAD } }, 'data_api.url: the password in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)'],
     ];
     for (const [raw, problem] of cases) {
@@ -60,14 +66,29 @@ describe('percent-encoding in URL credentials', () => {
     const node = await FakeNode.start();
     cleanups.push(() => node.stop());
     const logs = new LogCapture();
-    const config = buildConfig({ nodes: [{ name: 'a', url: node.url }], data_api: { enabled: false }, web: { listen_address: '127.0.0.1:0' }, poll: { interval: '300ms', timeout: '250ms', peers_interval: '0s' } });
+    const config = buildConfig({
+      nodes: [{ name: 'a', url: node.url }],
+      data_api: { enabled: false },
+      web: { listen_address: '127.0.0.1:0' },
+      poll: { interval: '300ms', timeout: '250ms', peers_interval: '0s' },
+    });
     let next: () => Config = () => config;
-    const daemon = await startDaemon(config, { logger: createLogger({ level: 'debug', format: 'json', destination: logs }), jitter: 0, reloadConfig: () => next() });
+    const daemon = await startDaemon(config, {
+      logger: createLogger({ level: 'debug', format: 'json', destination: logs }),
+      jitter: 0,
+      reloadConfig: () => next(),
+    });
     cleanups.push(() => daemon.stop());
     await daemon.waitForRounds(1);
     const poller = daemon.pollers[0];
     // Invalid in the file: refused by validation.
-    next = () => buildConfig({ nodes: [{ name: 'a', url: BAD.replace('127.0.0.1:9650', new URL(node.url).host) }], data_api: { enabled: false }, web: { listen_address: '127.0.0.1:0' }, poll: { interval: '300ms', timeout: '250ms', peers_interval: '0s' } });
+    next = () =>
+      buildConfig({
+        nodes: [{ name: 'a', url: BAD.replace('127.0.0.1:9650', new URL(node.url).host) }],
+        data_api: { enabled: false },
+        web: { listen_address: '127.0.0.1:0' },
+        poll: { interval: '300ms', timeout: '250ms', peers_interval: '0s' },
+      });
     const first = await daemon.reload();
     expect(first.ok).toBe(false);
     expect(first.message).toContain('not valid percent-encoding');

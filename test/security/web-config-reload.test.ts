@@ -20,7 +20,12 @@ import { FakeNode } from '../../src/fake/fake-node.js';
 import { eventually, startTestDaemon, valueOf } from '../helpers/daemon.js';
 
 const BODY = 'avax_exporter_ready 1\n';
-const EXPOSITION: Exposition = { text: Buffer.from(BODY), gzip: async () => gzipSync(BODY), series: 1, contentType: 'text/plain; version=0.0.4; charset=utf-8' };
+const EXPOSITION: Exposition = {
+  text: Buffer.from(BODY),
+  gzip: () => Promise.resolve(gzipSync(BODY)),
+  series: 1,
+  contentType: 'text/plain; version=0.0.4; charset=utf-8',
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let dir = '';
 const HASH_OLD = bcrypt.hashSync('old-pw', 4);
@@ -30,8 +35,42 @@ const TLS_AUTH = (hash: string) => `tls_server_config:\n  cert_file: server.crt\
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'avax-exporter-reload-'));
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.crt', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1');
-  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'other.key', '-out', 'other.crt', '-days', '2', '-subj', '/CN=other');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  );
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'other.key',
+    '-out',
+    'other.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=other',
+  );
   writeFileSync(join(dir, 'garbage.crt'), '-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n');
 });
 
@@ -55,10 +94,13 @@ async function start(extra: Partial<ServerOptions>): Promise<number> {
 /** HTTPS GET /metrics, with or without credentials; the status, or 0 when the connection failed. */
 function get(port: number, auth?: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, path: '/metrics', ca: readFileSync(join(dir, 'server.crt')), agent: false, ...(auth ? { auth } : {}), timeout: 5_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, path: '/metrics', ca: readFileSync(join(dir, 'server.crt')), agent: false, ...(auth ? { auth } : {}), timeout: 5_000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
     req.on('timeout', () => req.destroy());
     req.end();
@@ -105,10 +147,17 @@ describe('web config reload', () => {
       ['cut in the middle of the hash', TLS_AUTH(HASH_OLD).slice(0, -20), /bcrypt hash/],
       ['removed', undefined, /cannot read/],
       ['TLS turned off', `basic_auth_users:\n  prometheus: ${HASH_OLD}\n`, /turning TLS off needs a restart/],
-      ['client auth changed', `${TLS_AUTH(HASH_OLD)}`.replace('key_file: server.key\n', 'key_file: server.key\n  client_ca_file: server.crt\n  client_auth_type: RequireAndVerifyClientCert\n'), /client_auth_type NoClientCert -> RequireAndVerifyClientCert needs a restart/],
+      [
+        'client auth changed',
+        `${TLS_AUTH(HASH_OLD)}`.replace(
+          'key_file: server.key\n',
+          'key_file: server.key\n  client_ca_file: server.crt\n  client_auth_type: RequireAndVerifyClientCert\n',
+        ),
+        /client_auth_type NoClientCert -> RequireAndVerifyClientCert needs a restart/,
+      ],
       ['users removed with a bad certificate path', 'tls_server_config:\n  cert_file: missing.crt\n  key_file: server.key\n', /cannot read/],
       ['users removed with a garbage certificate', 'tls_server_config:\n  cert_file: garbage.crt\n  key_file: server.key\n', /garbage\.crt/],
-      ['users removed with a certificate that is not the key\'s', 'tls_server_config:\n  cert_file: other.crt\n  key_file: server.key\n', /other\.crt/],
+      ["users removed with a certificate that is not the key's", 'tls_server_config:\n  cert_file: other.crt\n  key_file: server.key\n', /other\.crt/],
     ];
     for (const [what, content, why] of refusals) {
       expect(await change(content), what).toBe(false);
@@ -169,10 +218,18 @@ describe('web config validation at load', () => {
 
   it('a garbage or mismatched certificate/key, a CRLF in a header value, min_version above max_version and an empty file are each refused with the path', () => {
     expect(problemsOf('tls_server_config:\n  cert_file: garbage.crt\n  key_file: server.key\n').join('\n')).toContain(join(dir, 'garbage.crt'));
-    expect(problemsOf('tls_server_config:\n  cert_file: other.crt\n  key_file: server.key\n').join('\n')).toMatch(new RegExp(`${join(dir, 'other.crt')}.*${join(dir, 'server.key')}`));
-    expect(problemsOf('http_server_config:\n  headers:\n    X-Test: "a\\r\\nSet-Cookie: x=1"\n')).toEqual(['http_server_config.headers.X-Test: must not contain CR, LF or other control characters']);
-    expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n  max_version: TLS12\n')).toEqual(['tls_server_config.min_version: TLS13 is above max_version TLS12']);
-    expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  max_version: TLS11\n')).toEqual(['tls_server_config.min_version: TLS12 (the default) is above max_version TLS11']);
+    expect(problemsOf('tls_server_config:\n  cert_file: other.crt\n  key_file: server.key\n').join('\n')).toMatch(
+      new RegExp(`${join(dir, 'other.crt')}.*${join(dir, 'server.key')}`),
+    );
+    expect(problemsOf('http_server_config:\n  headers:\n    X-Test: "a\\r\\nSet-Cookie: x=1"\n')).toEqual([
+      'http_server_config.headers.X-Test: must not contain CR, LF or other control characters',
+    ]);
+    expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n  max_version: TLS12\n')).toEqual([
+      'tls_server_config.min_version: TLS13 is above max_version TLS12',
+    ]);
+    expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  max_version: TLS11\n')).toEqual([
+      'tls_server_config.min_version: TLS12 (the default) is above max_version TLS11',
+    ]);
     expect(problemsOf('')[0]).toMatch(/is empty/);
     expect(problemsOf('{}\n')).toEqual([]);
     expect(problemsOf('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS12\n  max_version: TLS13\n')).toEqual([]);
@@ -182,7 +239,20 @@ describe('web config validation at load', () => {
     const web = join(dir, 'garbage-web.yml');
     writeFileSync(web, 'tls_server_config:\n  cert_file: garbage.crt\n  key_file: server.key\n');
     for (const extra of [['--config.check'], []]) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', `--web.config.file=${web}`, '--web.listen-address=127.0.0.1:0', '--node.url=http://127.0.0.1:1', '--data-api.enabled=false', ...extra], { encoding: 'utf8', timeout: 20_000 });
+      const run = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli.ts',
+          `--web.config.file=${web}`,
+          '--web.listen-address=127.0.0.1:0',
+          '--node.url=http://127.0.0.1:1',
+          '--data-api.enabled=false',
+          ...extra,
+        ],
+        { encoding: 'utf8', timeout: 20_000 },
+      );
       expect(run.status, run.stderr).toBe(2);
       expect(run.stderr).toContain(join(dir, 'garbage.crt'));
       expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -199,23 +269,30 @@ describe('basic auth under a flood', () => {
     expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: basic('prometheus:s3cret') })).status).toBe(200);
     // 80 connections opened first, then every request written at once: they reach the server together.
     const conns = await Promise.all(
-      Array.from({ length: 80 }, () => new Promise<Socket>((resolve) => {
-        const c = connect(port, '127.0.0.1', () => resolve(c));
-        c.on('error', () => undefined);
-      })),
+      Array.from(
+        { length: 80 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const c = connect(port, '127.0.0.1', () => resolve(c));
+            c.on('error', () => undefined);
+          }),
+      ),
     );
     cleanups.push(() => conns.forEach((c) => c.destroy()));
     await sleep(100); // accepted by the server
-    const flood = conns.map((c, i) => new Promise<number>((resolve) => {
-      let head = '';
-      c.on('data', (d: Buffer) => {
-        head += d.toString();
-        const m = /^HTTP\/1\.1 (\d{3})/.exec(head);
-        if (m) resolve(Number(m[1]));
-      });
-      c.on('close', () => resolve(0));
-      c.write(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(`prometheus:guess-${i}`).authorization}\r\nConnection: close\r\n\r\n`);
-    }));
+    const flood = conns.map(
+      (c, i) =>
+        new Promise<number>((resolve) => {
+          let head = '';
+          c.on('data', (d: Buffer) => {
+            head += d.toString();
+            const m = /^HTTP\/1\.1 (\d{3})/.exec(head);
+            if (m) resolve(Number(m[1]));
+          });
+          c.on('close', () => resolve(0));
+          c.write(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(`prometheus:guess-${i}`).authorization}\r\nConnection: close\r\n\r\n`);
+        }),
+    );
     await sleep(5);
     const statuses = await Promise.all(flood);
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
@@ -223,7 +300,7 @@ describe('basic auth under a flood', () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(80 - 10 - 10);
   });
 
-  it('an unknown user is compared against a hash of the configured users\' cost (12 here), not a cheaper one', () => {
+  it("an unknown user is compared against a hash of the configured users' cost (12 here), not a cheaper one", () => {
     const auth = new BasicAuth({ alice: '$2b$12$KIXQJ2Wl1pW0y5i6c4dZyeB9o5m1j1j6nH7m6e3QyYl1C2w3n0vIe' });
     expect(bcrypt.getRounds(auth.dummyHash)).toBe(12);
     expect(bcrypt.getRounds(new BasicAuth({ bob: bcrypt.hashSync('x', 4) }).dummyHash)).toBe(4);
