@@ -20,7 +20,7 @@ import { startDemoDataApi } from './fake/demo-data-api.js';
 import { DataApiPoller, DATA_API_POLLER_NAME } from './data-api/poller.js';
 import { DATA_API_SOURCES } from './data-api/sources.js';
 import { DEFAULT_DATA_API_URL } from './data-api/client.js';
-import { collectDataApiStats } from './collectors/data-api.js';
+import { collectDataApiStats } from './data-api/collect.js';
 import { ProbeService } from './probe/probe-service.js';
 import { createProbeHandler } from './server/probe.js';
 

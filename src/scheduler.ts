@@ -6,7 +6,7 @@ import type { NetworkShared } from './sources/network-shared.js';
 import type { HttpResponse, HttpTransport } from './http/transport.js';
 import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
 import { describeChanges } from './state/changes.js';
-import { rewardUptimeUpgradeTime, type Upgrade } from './sources/info.js';
+import { rewardUptimeUpgradeTime, type Upgrade } from './sources/info/index.js';
 import type { StateStore, StateTransition } from './state/store.js';
 import { makeRedactor, secretsOf } from './http/redact.js';
 

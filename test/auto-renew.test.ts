@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { defaultFakeState, FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { autoRenewing } from '../src/fake/real-modes.js';
-import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource } from '../src/sources/validators.js';
-import { readValidatorEntry } from '../src/sources/validator-entry.js';
+import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource } from '../src/sources/validators/index.js';
+import { readValidatorEntry } from '../src/sources/validators/validator-entry.js';
 import { fixtureResult } from './helpers/fixtures.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 

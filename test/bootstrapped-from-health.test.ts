@@ -10,7 +10,7 @@ import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
 import type { FakeNode } from '../src/fake/fake-node.js';
 import { HttpTransport, type HttpResponse } from '../src/http/transport.js';
 import { NodePoller } from '../src/scheduler.js';
-import { healthSaysAllBootstrapped } from '../src/sources/bootstrapped.js';
+import { healthSaysAllBootstrapped } from '../src/sources/bootstrapped/index.js';
 import { defineSource } from '../src/sources/source.js';
 import { StateStore } from '../src/state/store.js';
 import { loadFixture } from './helpers/fixtures.js';

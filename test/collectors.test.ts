@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureResult, loadFixture } from './helpers/fixtures.js';
-import { healthBodySchema, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/health.js';
-import { infoSource, parseUpgrades, upgradesResult } from '../src/sources/info.js';
-import { peersResult, peersSource, peersValueFrom } from '../src/sources/peers.js';
-import { uptimeResult, uptimeSource } from '../src/sources/uptime.js';
-import { PRIMARY_NETWORK_ID, capValidators, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/validators.js';
-import { pChainSource, cChainSource } from '../src/sources/chain-height.js';
-import { bootstrappedSource } from '../src/sources/bootstrapped.js';
-import { REWARD_UPTIME_UPGRADE, rewardUptimeUpgradeTime } from '../src/sources/info.js';
-import { validatorFeeStateResult } from '../src/sources/validators.js';
-import { l1UptimeResult, l1UptimeSource, toL1UptimeRecord } from '../src/sources/l1-uptime.js';
-import { nearestRank } from '../src/collectors/peers.js';
+import { healthBodySchema, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/health/index.js';
+import { infoSource, parseUpgrades, upgradesResult } from '../src/sources/info/index.js';
+import { peersResult, peersSource, peersValueFrom } from '../src/sources/peers/index.js';
+import { uptimeResult, uptimeSource } from '../src/sources/uptime/index.js';
+import { PRIMARY_NETWORK_ID, capValidators, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/validators/index.js';
+import { pChainSource, cChainSource } from '../src/sources/chain-height/index.js';
+import { bootstrappedSource } from '../src/sources/bootstrapped/index.js';
+import { REWARD_UPTIME_UPGRADE, rewardUptimeUpgradeTime } from '../src/sources/info/index.js';
+import { validatorFeeStateResult } from '../src/sources/validators/index.js';
+import { l1UptimeResult, l1UptimeSource, toL1UptimeRecord } from '../src/sources/l1-uptime/index.js';
+import { nearestRank } from '../src/sources/peers/collect.js';
 import type { Sample } from '../src/exposition/metric-defs.js';
 
 const NODE = 'n1';

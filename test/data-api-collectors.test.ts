@@ -13,7 +13,7 @@ import {
   type DataApiValidation,
   type DataApiValidatorsValue,
 } from '../src/data-api/sources.js';
-import { collectDataApiStats, currentValidation } from '../src/collectors/data-api.js';
+import { collectDataApiStats, currentValidation } from '../src/data-api/collect.js';
 import { uintString } from '../src/http/wire.js';
 import type { Sample } from '../src/exposition/metric-defs.js';
 

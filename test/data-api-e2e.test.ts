@@ -11,7 +11,7 @@ import { NODE_SOURCES } from '../src/sources/index.js';
 
 /** The node sources polled for a node that watches no subnet (l1_uptime has nothing to ask it). */
 const POLLED_SOURCES = NODE_SOURCES.filter((s) => s.name !== 'l1_uptime').map((s) => s.name);
-import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type TestDaemon } from './helpers/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;

@@ -6,7 +6,7 @@ import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { DataApiClient } from '../src/data-api/client.js';
 import { dataApiBlocksSource, dataApiValidatorsSource, type DataApiContext } from '../src/data-api/sources.js';
 import { HttpTransport } from '../src/http/transport.js';
-import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
-import { PRIMARY_NETWORK_ID } from '../src/sources/validators.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { NODE_SOURCES } from '../src/sources/index.js';
 import { FAILURE_REASONS } from '../src/http/errors.js';
 import { START_SPACING_MS, startSpread, type PollerHandle } from '../src/scheduler.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeNode } from '../src/fake/fake-node.js';
-import { futureUpgradeFrom, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/health.js';
-import { peersResult, peersValueFrom, peersSource } from '../src/sources/peers.js';
+import { futureUpgradeFrom, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/health/index.js';
+import { peersResult, peersValueFrom, peersSource } from '../src/sources/peers/index.js';
 import { fixtureResult, loadFixture } from './helpers/fixtures.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 

@@ -16,10 +16,10 @@ import { StateStore } from '../src/state/store.js';
 import { FakeDataApi } from '../src/fake/fake-data-api.js';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import type { FakeL1Validator } from '../src/fake/fake-node.js';
-import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../src/sources/validators.js';
-import type { HealthValue } from '../src/sources/health.js';
+import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../src/sources/validators/index.js';
+import type { HealthValue } from '../src/sources/health/index.js';
 import type { DataApiBlocksValue, DataApiValidatorsValue } from '../src/data-api/sources.js';
-import { downtimeBudgetSeconds, rewardUptimeThreshold } from '../src/collectors/validators.js';
+import { downtimeBudgetSeconds, rewardUptimeThreshold } from '../src/sources/validators/collect.js';
 import { renderLanding } from '../src/server/landing.js';
 import {
   MAX_ROWS,

@@ -11,8 +11,8 @@ import { FakeNode } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS, defaultFakeState, fixtureValidatorFor } from '../src/fake/fake-data.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { JsonRpcClient } from '../src/http/json-rpc.js';
-import { collectPeers } from '../src/collectors/peers.js';
-import { compareNodeVersions, parseNodeVersion } from '../src/sources/node-version.js';
+import { collectPeers } from '../src/sources/peers/collect.js';
+import { compareNodeVersions, parseNodeVersion } from '../src/sources/peers/node-version.js';
 import {
   STAKE_MAX_AGE_ROUNDS,
   STAKE_RETRY_ROUNDS,
@@ -23,7 +23,7 @@ import {
   stakeWeightedObservedUptime,
   versionStakeFrom,
   type PeersValue,
-} from '../src/sources/peers.js';
+} from '../src/sources/peers/index.js';
 import { SLOW_REFRESH_ROUNDS, type KnownNodeFacts, type PollContext } from '../src/sources/source.js';
 import { NetworkShared } from '../src/sources/network-shared.js';
 import type { Sample } from '../src/exposition/metric-defs.js';

@@ -6,9 +6,9 @@ import { FIXTURE_IDS, createPrng, type Prng } from '../src/fake/fake-data.js';
 import { JsonRpcClient, type ArraySpec, type Deadline } from '../src/http/json-rpc.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { UpstreamError } from '../src/http/errors.js';
-import { stakeEntrySchema } from '../src/sources/peers.js';
-import { readStakeEntry, readValidatorEntry } from '../src/sources/validator-entry.js';
-import { toRecord, validatorSchema, type ValidatorRecord } from '../src/sources/validators.js';
+import { stakeEntrySchema } from '../src/sources/peers/index.js';
+import { readStakeEntry, readValidatorEntry } from '../src/sources/validators/validator-entry.js';
+import { toRecord, validatorSchema, type ValidatorRecord } from '../src/sources/validators/index.js';
 import { L1_SUBNET_ID, mainnetWorld } from './tools/bench/world.js';
 import { FIXTURE_DIR, loadFixture } from './helpers/fixtures.js';
 

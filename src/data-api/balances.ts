@@ -3,8 +3,8 @@ import { UpstreamError } from '../http/errors.js';
 import { uintString } from '../http/wire.js';
 import { networkOfPAddress, type WatchedAddress } from '../config/addresses.js';
 import { defineSource } from '../sources/source.js';
-import { aboutAddress, type AddressBalance, type AddressBalancesValue } from '../sources/address-balances.js';
-import { collectAddressBalances } from '../collectors/address-balances.js';
+import { aboutAddress, type AddressBalance, type AddressBalancesValue } from '../sources/address-balances/index.js';
+import { collectAddressBalances } from '../sources/address-balances/collect.js';
 import type { DataApiNetwork } from './client.js';
 import type { DataApiContext } from './sources.js';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Deadline } from '../http/json-rpc.js';
 import { finiteNumber, uintString } from '../http/wire.js';
 import { defineSource, type BaseContext, type SourceDef } from '../sources/source.js';
-import { collectDataApiBlocks, collectDataApiNodeBlocks, collectDataApiValidators } from '../collectors/data-api.js';
+import { collectDataApiBlocks, collectDataApiNodeBlocks, collectDataApiValidators } from '../data-api/collect.js';
 import { DataApiHttpError, isServiceNotFound, type DataApiClient, type DataApiNetwork } from './client.js';
 import type { WatchedAddress } from '../config/addresses.js';
 import { dataApiAddressBalancesSource } from './balances.js';

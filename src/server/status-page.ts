@@ -15,13 +15,13 @@
  * @packageDocumentation
  */
 import type { SourceState } from '../state/store.js';
-import type { HealthValue } from '../sources/health.js';
-import type { BootstrappedValue } from '../sources/bootstrapped.js';
-import type { L1UptimeValue } from '../sources/l1-uptime.js';
-import { PRIMARY_NETWORK_ID, type SubnetValidators, type ValidatorRecord, type ValidatorsValue } from '../sources/validators.js';
+import type { HealthValue } from '../sources/health/index.js';
+import type { BootstrappedValue } from '../sources/bootstrapped/index.js';
+import type { L1UptimeValue } from '../sources/l1-uptime/index.js';
+import { PRIMARY_NETWORK_ID, type SubnetValidators, type ValidatorRecord, type ValidatorsValue } from '../sources/validators/index.js';
 import type { DataApiBlocksValue, DataApiNodeBlocksValue, DataApiValidatorsValue } from '../data-api/sources.js';
-import { collectValidators, downtimeBudgetSeconds, rewardUptimeThreshold } from '../collectors/validators.js';
-import { currentValidation } from '../collectors/data-api.js';
+import { collectValidators, downtimeBudgetSeconds, rewardUptimeThreshold } from '../sources/validators/collect.js';
+import { currentValidation } from '../data-api/collect.js';
 import { navaxToAvax } from '../http/wire.js';
 import { escapeHtml } from './html.js';
 

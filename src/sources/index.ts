@@ -1,13 +1,13 @@
 import type { SourceDef } from './source.js';
-import { healthSource } from './health.js';
-import { infoSource } from './info.js';
-import { bootstrappedSource } from './bootstrapped.js';
-import { peersSource } from './peers.js';
-import { uptimeSource } from './uptime.js';
-import { validatorsSource } from './validators.js';
-import { l1UptimeSource } from './l1-uptime.js';
-import { cChainSource, pChainSource, xChainSource } from './chain-height.js';
-import { addressBalancesSource } from './address-balances.js';
+import { healthSource } from './health/index.js';
+import { infoSource } from './info/index.js';
+import { bootstrappedSource } from './bootstrapped/index.js';
+import { peersSource } from './peers/index.js';
+import { uptimeSource } from './uptime/index.js';
+import { validatorsSource } from './validators/index.js';
+import { l1UptimeSource } from './l1-uptime/index.js';
+import { cChainSource, pChainSource, xChainSource } from './chain-height/index.js';
+import { addressBalancesSource } from './address-balances/index.js';
 
 /**
  * The node sources, in the order a round runs them after `info` (which goes

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UpstreamError } from '../http/errors.js';
 import { parseJsonBody, rejectHttpStatus, RpcError } from '../http/json-rpc.js';
 import { describeIssues } from '../http/wire.js';
-import { healthBodySchema } from './health.js';
+import { healthBodySchema } from './health/index.js';
 import { SLOW_REFRESH_ROUNDS, type PollContext } from './source.js';
 
 /** Blockchain ids are CB58 (32 bytes and a checksum: 49 to 50 characters); anything else in a chain check's name is an alias. */

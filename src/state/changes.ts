@@ -1,5 +1,5 @@
-import type { HealthValue } from '../sources/health.js';
-import type { ValidatorsValue } from '../sources/validators.js';
+import type { HealthValue } from '../sources/health/index.js';
+import type { ValidatorsValue } from '../sources/validators/index.js';
 
 /** A change in what a node reports, worth one log line. */
 export interface ValueChange {

@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { HealthValue } from '../sources/health.js';
-import { bit, sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { HealthValue } from '../../sources/health/index.js';
+import { bit, sample } from '../sample.js';
 
 /**
  * Health endpoints, every health check and, for chain checks, the stake

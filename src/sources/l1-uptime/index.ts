@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { UpstreamError } from '../http/errors.js';
-import { finiteNumber } from '../http/wire.js';
-import { defineSource } from './source.js';
-import { watchedSubnetChains, type SubnetChains } from './subnet-chains.js';
-import { collectL1Uptime } from '../collectors/l1-uptime.js';
+import { UpstreamError } from '../../http/errors.js';
+import { finiteNumber } from '../../http/wire.js';
+import { defineSource } from '../source.js';
+import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
+import { collectL1Uptime } from './collect.js';
+import type { L1UptimeRecord, L1ChainState, L1ChainUptimes, L1UptimeValue } from './value.js';
+export type { L1UptimeRecord, L1ChainState, L1ChainUptimes, L1UptimeValue } from './value.js';
 
 /**
  * One entry of the Subnet-EVM validators API. Unlike the P-Chain, numbers are
@@ -23,46 +25,8 @@ const l1UptimeSchema = z.object({
 /** `validators.getCurrentValidators` result at `/ext/bc/<chainID>/validators`. */
 export const l1UptimeResult = z.object({ validators: z.array(l1UptimeSchema).nullable() });
 
-/** An L1 validator's uptime as one chain of the L1 sees it on this node. */
-export interface L1UptimeRecord {
-  nodeId: string;
-  validationId: string;
-  uptimeRatio: number;
-  connected: boolean;
-  /** `isActive`: false once the P-Chain deactivated the validator (its fee balance ran out); absent on older Subnet-EVM. */
-  active: boolean | undefined;
-  /** `weight`, for the series cap's stable order (heaviest first). */
-  weight: number | undefined;
-}
-
-/**
- * How one chain's validators API answered: `ok`, `bootstrapping` (503: the
- * chain is not done bootstrapping, api/server/server.go) or `failed` (any
- * other failure: its message is in `error`).
- */
-export type L1ChainState = 'ok' | 'bootstrapping' | 'failed';
-
 /** Every state a chain can be in, for the state-set series. */
 export const L1_CHAIN_STATES: readonly L1ChainState[] = ['ok', 'bootstrapping', 'failed'];
-
-/** The validators one chain of a watched subnet reports. */
-export interface L1ChainUptimes {
-  subnetId: string;
-  chain: string;
-  state: L1ChainState;
-  /** Why the chain failed, when `state` is `failed`. */
-  error?: string;
-  validators: L1UptimeRecord[];
-  /** Validators left out by --watch.max-validators. */
-  omitted: number;
-}
-
-/** L1 uptimes of every chain of the watched subnets that serves the validators API. */
-export interface L1UptimeValue {
-  chains: L1ChainUptimes[];
-  /** Chains of each watched subnet, cached between slow refreshes. */
-  subnetChains: SubnetChains;
-}
 
 /** Converts one validated entry. Pure. */
 export function toL1UptimeRecord(v: z.output<typeof l1UptimeSchema>): L1UptimeRecord {

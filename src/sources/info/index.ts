@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { UpstreamError } from '../http/errors.js';
-import { smallUintString } from '../http/wire.js';
-import { defineSource, SLOW_REFRESH_ROUNDS } from './source.js';
-import { collectInfo } from '../collectors/info.js';
+import { UpstreamError } from '../../http/errors.js';
+import { smallUintString } from '../../http/wire.js';
+import { defineSource, SLOW_REFRESH_ROUNDS } from '../source.js';
+import { collectInfo } from './collect.js';
+import type { Upgrade, InfoValue } from './value.js';
+export type { Upgrade, InfoValue } from './value.js';
 
 /** nodeId result schema. */
 export const nodeIdResult = z.object({ nodeID: z.string().min(1) });
@@ -24,24 +26,6 @@ export const networkNameResult = z.object({ networkName: z.string().min(1) });
  * so any other value is accepted and ignored rather than failing the source.
  */
 export const upgradesResult = z.record(z.string(), z.unknown());
-
-/** One scheduled network upgrade. */
-export interface Upgrade {
-  /** The key without its `Time` suffix: `granite`, `apricotPhase1`. */
-  name: string;
-  timestampSeconds: number;
-}
-
-/** Identity of the node. */
-export interface InfoValue {
-  nodeId: string;
-  version: string;
-  databaseVersion: string;
-  gitCommit: string;
-  networkId: number;
-  networkName: string;
-  upgrades: Upgrade[];
-}
 
 /**
  * The network upgrade that raises the primary-network reward uptime

@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import { L1_CHAIN_STATES, type L1UptimeValue } from '../sources/l1-uptime.js';
-import { bit, sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import { L1_CHAIN_STATES, type L1UptimeValue } from '../../sources/l1-uptime/index.js';
+import { bit, sample } from '../sample.js';
 
 /**
  * L1 uptimes → samples: each chain's state (a state set: one series per

@@ -1,19 +1,12 @@
 import { z } from 'zod';
-import { defineSource } from './source.js';
-import { isPartialSyncReport, primaryChainsRun, readHealthReport } from './health.js';
-import { watchedSubnetChains, type SubnetChains } from './subnet-chains.js';
-import { collectBootstrapped } from '../collectors/bootstrapped.js';
+import { defineSource } from '../source.js';
+import { isPartialSyncReport, primaryChainsRun, readHealthReport } from '../health/index.js';
+import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
+import { collectBootstrapped } from './collect.js';
+import type { BootstrappedValue } from './value.js';
+export type { BootstrappedValue } from './value.js';
 
 const result = z.object({ isBootstrapped: z.boolean() });
-
-/** Bootstrap state per chain, plus the L1 chains found for the watched subnets. */
-export interface BootstrappedValue {
-  chains: { chain: string; bootstrapped: boolean }[];
-  /** The node runs only the P-Chain of the primary network (from its health report; the last known answer when it cannot be read). */
-  partialSync?: boolean;
-  /** Chains of each watched subnet, cached between slow refreshes. */
-  subnetChains: SubnetChains;
-}
 
 /**
  * The `bootstrapped` health check in a passing state: no error, and a message

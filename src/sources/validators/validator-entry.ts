@@ -20,8 +20,8 @@
  *   undefined (not null); the input must be an object that is not an array.
  */
 import type { z } from 'zod';
-import type { ValidatorRecord } from './validators.js';
-import type { stakeEntrySchema } from './peers.js';
+import type { ValidatorRecord } from './value.js';
+import type { stakeEntrySchema } from '../peers/index.js';
 
 /** 2^64-1 in decimal: a 20-digit string is a uint64 when it sorts at or below it (same length, so string order is number order). */
 const MAX_UINT64_DIGITS = '18446744073709551615';

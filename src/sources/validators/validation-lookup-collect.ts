@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { ValidationLookup } from '../sources/validation-lookup.js';
-import { bit, sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { ValidationLookup } from './validation-lookup.js';
+import { bit, sample } from '../sample.js';
 
 /**
  * Watched validation ids → `avax_l1_validation_lookup_success` for each, and

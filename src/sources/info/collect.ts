@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { InfoValue } from '../sources/info.js';
-import { sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { InfoValue } from '../../sources/info/index.js';
+import { sample } from '../sample.js';
 
 /** Node identity and upgrade schedule → samples. */
 export function collectInfo(v: InfoValue, node: string): Sample[] {

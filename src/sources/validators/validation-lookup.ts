@@ -1,6 +1,6 @@
-import type { FailureReason } from '../http/errors.js';
-import { UpstreamError } from '../http/errors.js';
-import { RpcError } from '../http/json-rpc.js';
+import type { FailureReason } from '../../http/errors.js';
+import { UpstreamError } from '../../http/errors.js';
+import { RpcError } from '../../http/json-rpc.js';
 
 /**
  * What one platform.getL1Validator lookup of a watched validation id

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { UpstreamError } from '../http/errors.js';
-import { parseJsonBody, rejectHttpStatus } from '../http/json-rpc.js';
-import { describeIssues, finiteNumber } from '../http/wire.js';
-import { defineSource, type PollContext } from './source.js';
-import { collectHealth } from '../collectors/health.js';
+import { UpstreamError } from '../../http/errors.js';
+import { parseJsonBody, rejectHttpStatus } from '../../http/json-rpc.js';
+import { describeIssues, finiteNumber } from '../../http/wire.js';
+import { defineSource, type PollContext } from '../source.js';
+import { collectHealth } from './collect.js';
+import type { HealthCheck, ChainNetworking, FutureUpgrade, HealthValue } from './value.js';
+export type { HealthCheck, ChainNetworking, FutureUpgrade, HealthValue } from './value.js';
 
 const checkSchema = z.object({
   message: z.unknown().optional(),
@@ -16,31 +18,6 @@ const checkSchema = z.object({
 
 /** Body of every /ext/health endpoint (200 and 503 alike). */
 export const healthBodySchema = z.object({ checks: z.record(z.string(), checkSchema), healthy: z.boolean() });
-
-/** One health check as exported. */
-export interface HealthCheck {
-  name: string;
-  passing: boolean;
-  contiguousFailures: number;
-  /** Unix seconds of the first failure, only while failing. */
-  failingSince: number | undefined;
-}
-
-/**
- * What a chain's health check says about the chain's validators
- * (`message.networking` of the checks keyed `P`, `X`, `C` or an L1's
- * blockchain id; AvalancheGo's snow/networking/handler/health.go).
- */
-export interface ChainNetworking {
-  /** The check's name: the chain's primary alias or blockchain id. */
-  chain: string;
-  /** Share of the chain's validator stake this node is connected to (0..1; `percentConnected`, already a fraction). */
-  connectedStakeRatio: number | undefined;
-  /** Validators of the chain this node is not connected to; undefined before AvalancheGo v1.11.11, which did not list them. */
-  disconnectedCount: number | undefined;
-  /** Each watched node id and whether the check lists it as disconnected; empty when the check lists nothing. */
-  watched: { nodeId: string; disconnected: boolean }[];
-}
 
 /**
  * Whether a /ext/health report comes from a node started with
@@ -105,25 +82,6 @@ export async function partialSyncOf(ctx: PollContext, fallback: boolean): Promis
   return body.success ? isPartialSyncReport(body.data.checks) : fallback;
 }
 
-/**
- * What the `futureupgrade` health check tells (node/node.go): the latest
- * upgrade time this node's version knows, and the upgrade time most of the
- * primary-network stake among its peers runs (each peer reports its own
- * `upgradeTime` in the handshake). AvalancheGo fails the check from a day
- * before that time when the node does not know it; these figures show it
- * coming weeks ahead.
- */
-export interface FutureUpgrade {
-  /** `localUpgradeTime`, Unix seconds. */
-  localTime: number | undefined;
-  /** `modeUpgradeTime`: the upgrade time with the most stake, Unix seconds. */
-  stakeModeTime: number | undefined;
-  /** `modeUpgradeWeightPercentage` / 100: that upgrade time's share of the stake (0..1). */
-  stakeModeRatio: number | undefined;
-  /** `numUpgradeTimes`: distinct upgrade times among the validator peers. */
-  distinctTimes: number | undefined;
-}
-
 const rfc3339Seconds = z.string().transform((s, ctx) => {
   const ms = Date.parse(s);
   if (!Number.isFinite(ms)) {
@@ -161,20 +119,6 @@ export function futureUpgradeFrom(checks: Readonly<Record<string, { message?: un
     distinctTimes: read('numUpgradeTimes'),
   };
   return Object.values(out).every((v) => v === undefined) ? undefined : out;
-}
-
-/** What the health source reports. */
-export interface HealthValue {
-  healthy: boolean;
-  /** The node runs only the P-Chain of the primary network (`--partial-sync-primary-network`; see isPartialSyncReport). */
-  partialSync: boolean;
-  ready: boolean;
-  live: boolean;
-  checks: HealthCheck[];
-  /** The `futureupgrade` check's details, when it has any. */
-  futureUpgrade?: FutureUpgrade;
-  /** Per chain check, the networking details (set by the poll, which knows the watched ids). */
-  networking?: ChainNetworking[];
 }
 
 /** A chain check's message: only checks with a `networking` object (not bls, database, ...) match. */

@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { ChainHeightValue } from '../sources/chain-height.js';
-import { sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { ChainHeightValue } from '../../sources/chain-height/index.js';
+import { sample } from '../sample.js';
 
 /** A chain's last accepted height → one sample; none for a chain the node does not run. */
 export function collectChainHeight(v: ChainHeightValue, node: string): Sample[] {

@@ -1,8 +1,8 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../sources/validators.js';
-import { navaxToAvax } from '../http/wire.js';
-import { bit, sample } from './sample.js';
-import { collectValidationLookups } from './validation-lookup.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../../sources/validators/index.js';
+import { navaxToAvax } from '../../http/wire.js';
+import { bit, sample } from '../sample.js';
+import { collectValidationLookups } from './validation-lookup-collect.js';
 
 /** Primary-network reward uptime requirement today. */
 export const REWARD_UPTIME_THRESHOLD = 0.8;

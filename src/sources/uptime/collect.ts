@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { UptimeValue } from '../sources/uptime.js';
-import { bit, sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { UptimeValue } from '../../sources/uptime/index.js';
+import { bit, sample } from '../sample.js';
 
 /** info.uptime → samples; a non-validator has only avax_node_is_validator 0. */
 export function collectUptime(v: UptimeValue, node: string): Sample[] {

@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { AddressBalancesValue } from '../sources/address-balances.js';
-import { sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { AddressBalancesValue } from '../../sources/address-balances/index.js';
+import { sample } from '../sample.js';
 
 /**
  * An integer amount in a chain's base unit (wei: 18 decimals, nAVAX: 9) as a

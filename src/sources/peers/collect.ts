@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { PeersValue } from '../sources/peers.js';
-import { bit, sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { PeersValue } from '../../sources/peers/index.js';
+import { bit, sample } from '../sample.js';
 
 /** Quantiles exported of the peers' view of this node's uptime. */
 export const OBSERVED_UPTIME_QUANTILES = [0.1, 0.5, 0.9] as const;

@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import { RpcError } from '../http/json-rpc.js';
-import { percentStringAsRatio } from '../http/wire.js';
-import { defineSource } from './source.js';
-import { collectUptime } from '../collectors/uptime.js';
+import { RpcError } from '../../http/json-rpc.js';
+import { percentStringAsRatio } from '../../http/wire.js';
+import { defineSource } from '../source.js';
+import { collectUptime } from './collect.js';
+import type { UptimeValue } from './value.js';
+export type { UptimeValue } from './value.js';
 
 /** info.uptime result. */
 export const uptimeResult = z.object({
   rewardingStakePercentage: percentStringAsRatio,
   weightedAveragePercentage: percentStringAsRatio,
 });
-
-/** The node's uptime as the network sees it, or the fact that it is not a validator. */
-export type UptimeValue = { isValidator: true; rewardingStakeRatio: number; weightedAverageRatio: number } | { isValidator: false };
 
 /**
  * info.uptime. A node that is not a validator answers with a JSON-RPC error:

@@ -1,6 +1,6 @@
-import type { Sample } from '../exposition/metric-defs.js';
-import type { BootstrappedValue } from '../sources/bootstrapped.js';
-import { bit, sample } from './sample.js';
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { BootstrappedValue } from '../../sources/bootstrapped/index.js';
+import { bit, sample } from '../sample.js';
 
 /** Bootstrap state per chain → samples. */
 export function collectBootstrapped(v: BootstrappedValue, node: string): Sample[] {

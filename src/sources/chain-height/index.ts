@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import { hexQuantity, uintString } from '../http/wire.js';
-import { defineSource, type SourceDef } from './source.js';
-import { partialSyncOf } from './health.js';
-import { collectChainHeight } from '../collectors/chain-height.js';
-
-/** Last accepted height of one chain. */
-export interface ChainHeightValue {
-  chain: string;
-  /** Undefined when the node does not run the chain (a partial-sync node's X and C). */
-  height: bigint | undefined;
-  /** The node runs only the P-Chain of the primary network (see isPartialSyncReport). */
-  partialSync?: boolean;
-}
+import { hexQuantity, uintString } from '../../http/wire.js';
+import { defineSource, type SourceDef } from '../source.js';
+import { partialSyncOf } from '../health/index.js';
+import { collectChainHeight } from './collect.js';
+import type { ChainHeightValue } from './value.js';
+export type { ChainHeightValue } from './value.js';
 
 const heightResult = z.object({ height: uintString });
 

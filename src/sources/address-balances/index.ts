@@ -1,23 +1,10 @@
-import { UpstreamError, toUpstreamError } from '../http/errors.js';
-import { hexQuantity } from '../http/wire.js';
-import type { WatchedAddress } from '../config/addresses.js';
-import { collectAddressBalances } from '../collectors/address-balances.js';
-import { defineSource, type KnownNodeFacts, type PollContext } from './source.js';
-
-/** The balance of one watched address, as read. */
-export interface AddressBalance extends WatchedAddress {
-  /** Integer amount in the chain's base unit. */
-  amount: bigint;
-  /** Decimals of that unit: 18 (wei) on EVM chains, 9 (nAVAX) on the P-Chain. */
-  decimals: number;
-}
-
-/** Balances of the watched addresses one poller asks about. */
-export interface AddressBalancesValue {
-  /** The `network` label: `mainnet`, `fuji`, or the node's network name elsewhere. */
-  network: string;
-  balances: AddressBalance[];
-}
+import { UpstreamError, toUpstreamError } from '../../http/errors.js';
+import { hexQuantity } from '../../http/wire.js';
+import type { WatchedAddress } from '../../config/addresses.js';
+import { collectAddressBalances } from './collect.js';
+import { defineSource, type KnownNodeFacts, type PollContext } from '../source.js';
+import type { AddressBalance, AddressBalancesValue } from './value.js';
+export type { AddressBalance, AddressBalancesValue } from './value.js';
 
 /** Decimals of the native token of every EVM chain (wei). */
 export const EVM_DECIMALS = 18;
