@@ -100,30 +100,10 @@ const MAX_FRESHNESS_LAGS = 1_024;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function logTransition(logger: Logger, t: StateTransition): void {
-  const fields = { node: t.node, source: t.source, ...(t.reason ? { reason: t.reason } : {}), ...(t.detail ?? {}) };
-  switch (t.kind) {
-    case 'source_down':
-      logger.warn({ ...fields, err: t.message }, 'source down');
-      break;
-    case 'source_up':
-      logger.info(fields, 'source up');
-      break;
-    case 'node_unhealthy':
-      logger.warn(fields, 'node unhealthy');
-      break;
-    case 'node_healthy':
-      logger.info(fields, 'node healthy');
-      break;
-    case 'validator_disconnected':
-      logger.warn(fields, 'validator disconnected');
-      break;
-    case 'validator_connected':
-      logger.info(fields, 'validator connected');
-      break;
-    case 'validators_capped':
-      logger.warn(fields, 'validator set larger than --watch.max-validators: the rest are not exported');
-      break;
-  }
+  const fields = { node: t.node, source: t.source, ...(t.reason ? { reason: t.reason } : {}) };
+  if (t.change) logger[t.change.level]({ ...fields, ...t.change.detail }, t.change.message);
+  else if (t.kind === 'source_down') logger.warn({ ...fields, err: t.message }, 'source down');
+  else if (t.kind === 'source_up') logger.info(fields, 'source up');
 }
 
 /** Starts the exporter: demo node (if asked), pollers, renderer, HTTP server. */
@@ -289,7 +269,6 @@ export async function startDaemon(initialConfig: Config, opts: DaemonOptions): P
       timeoutMs: cfg.poll.timeoutMs,
       jitter: opts.jitter,
       sources,
-      identitySource: IDENTITY_SOURCE,
       transport,
       store,
       onRound,

@@ -5,8 +5,6 @@ import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
 import type { NetworkShared } from './sources/network-shared.js';
 import type { HttpResponse, HttpTransport } from './http/transport.js';
 import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
-import { describeChanges } from './state/changes.js';
-import { rewardUptimeUpgradeTime, type Upgrade } from './sources/info/index.js';
 import type { StateStore, StateTransition } from './state/store.js';
 import { makeRedactor, secretsOf } from './http/redact.js';
 
@@ -29,12 +27,10 @@ export interface PollerOptions<C extends BaseContext> {
   /** Fraction of the interval by which each wait is randomly shifted (spreads load across targets). */
   jitter?: number;
   sources: readonly SourceDef<unknown, C>[];
-  /** Source that runs first; a `network_mismatch` from it fails the whole round. */
-  identitySource?: string;
   /** Builds the context of one round. */
   makeContext: (deadline: Deadline, round: number) => C;
-  /** Called with the identity source's value after each success. */
-  onIdentity?: (value: unknown) => void;
+  /** Called with what a source's new value teaches about the target (its `learn` hook). */
+  onLearn?: (facts: Partial<KnownNodeFacts>) => void;
   store: StateStore;
   /** Called after every completed round. */
   onRound: (name: string, transitions: StateTransition[]) => void;
@@ -149,7 +145,8 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
     const transitions: StateTransition[] = [];
     const ctx = this.opts.makeContext(deadline, round);
     try {
-      const identity = this.opts.sources.find((s) => s.name === this.opts.identitySource);
+      // The identity source (one per registry) runs first; a node out of reach fails the round there.
+      const identity = this.opts.sources.find((s) => s.identity);
       const rest = this.opts.sources.filter((s) => s !== identity);
       let nodeDown: UpstreamError | undefined;
       if (identity) {
@@ -201,11 +198,10 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
     try {
       const previous = state.value;
       const value = await source.poll(ctx, previous);
-      for (const c of describeChanges(source.name, previous, value)) {
-        transitions.push({ node: name, source: source.name, kind: c.kind, detail: c.detail });
-      }
+      for (const change of source.changes?.(previous, value) ?? []) transitions.push({ node: name, source: source.name, kind: change.kind, change });
       transition = this.opts.store.record(name, source.name, { ok: true, value, startedMs, durationMs: performance.now() - t0 });
-      if (source.name === this.opts.identitySource) this.opts.onIdentity?.(value);
+      const facts = source.learn?.(value);
+      if (facts) this.opts.onLearn?.(facts);
     } catch (err) {
       failure = classifyPollError(err, ctx.deadline.signal.aborted);
       // Redacted in place: a per-round shared answer's error may be seen by several sources, and redacting twice changes nothing.
@@ -223,7 +219,6 @@ export interface NodePollerOptions {
   timeoutMs: number;
   jitter?: number;
   sources: readonly SourceDef<unknown>[];
-  identitySource: string;
   transport: HttpTransport;
   store: StateStore;
   onRound: (name: string, transitions: StateTransition[]) => void;
@@ -294,7 +289,6 @@ export class NodePoller extends Poller<PollContext> {
       timeoutMs: opts.timeoutMs,
       jitter: opts.jitter,
       sources: opts.sources.filter((src) => src.appliesTo?.(node) ?? true),
-      identitySource: opts.identitySource,
       store: opts.store,
       onRound: opts.onRound,
       ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
@@ -308,13 +302,8 @@ export class NodePoller extends Poller<PollContext> {
         round,
         ...(opts.network ? { network: opts.network } : {}),
       }),
-      onIdentity: (value) => {
-        const v = value as { nodeId?: unknown; networkId?: unknown; networkName?: unknown; upgrades?: unknown };
-        if (typeof v.nodeId === 'string') known.nodeId = v.nodeId;
-        if (typeof v.networkId === 'number' && known.networkId === undefined) known.networkId = v.networkId;
-        if (typeof v.networkName === 'string') known.networkName = v.networkName;
-        if (Array.isArray(v.upgrades)) known.rewardUptimeUpgradeTime = rewardUptimeUpgradeTime(v.upgrades as Upgrade[]);
-      },
+      // Sources learn facts about the node (its id, network, version) for the ones polled after them.
+      onLearn: (facts) => Object.assign(known, facts),
     });
     this.known = known;
   }

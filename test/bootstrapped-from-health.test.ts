@@ -174,7 +174,6 @@ describe('GETs are single-flight per round', () => {
       intervalMs: 60_000,
       timeoutMs: 2_000,
       sources: [asker('a'), asker('b')],
-      identitySource: 'none',
       transport,
       store,
       onRound: () => {},

@@ -10,7 +10,7 @@ import { bootstrappedSource } from '../src/sources/bootstrapped/index.js';
 import { REWARD_UPTIME_UPGRADE, rewardUptimeUpgradeTime } from '../src/sources/info/index.js';
 import { validatorFeeStateResult } from '../src/sources/validators/index.js';
 import { l1UptimeResult, l1UptimeSource, toL1UptimeRecord } from '../src/sources/l1-uptime/index.js';
-import { nearestRank } from '../src/sources/peers/collect.js';
+import { nearestRank } from '../src/domain/rules.js';
 import type { Sample } from '../src/exposition/metric-defs.js';
 
 const NODE = 'n1';

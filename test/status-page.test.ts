@@ -19,7 +19,7 @@ import type { FakeL1Validator } from '../src/fake/fake-node.js';
 import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../src/sources/validators/index.js';
 import type { HealthValue } from '../src/sources/health/index.js';
 import type { DataApiBlocksValue, DataApiValidatorsValue } from '../src/data-api/sources.js';
-import { downtimeBudgetSeconds, rewardUptimeThreshold } from '../src/sources/validators/collect.js';
+import { downtimeBudgetSeconds, rewardUptimeThreshold } from '../src/domain/rules.js';
 import { renderLanding } from '../src/server/landing.js';
 import {
   MAX_ROWS,

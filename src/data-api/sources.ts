@@ -6,6 +6,8 @@ import { collectDataApiBlocks, collectDataApiNodeBlocks, collectDataApiValidator
 import { DataApiHttpError, isServiceNotFound, type DataApiClient, type DataApiNetwork } from './client.js';
 import type { WatchedAddress } from '../config/addresses.js';
 import { dataApiAddressBalancesSource } from './balances.js';
+import { dataApiBlocksSection, dataApiValidatorsSection } from './status.js';
+import { validatorsSource } from '../sources/validators/index.js';
 
 /** Everything a Data API source may use during one poll. */
 export interface DataApiContext extends BaseContext {
@@ -200,6 +202,17 @@ async function validationsOf(ctx: DataApiContext, nodeId: string): Promise<DataA
 /** Every validation (active, pending, completed, removed) of each watched node id, across subnets. */
 export const dataApiValidatorsSource = defineSource<DataApiValidatorsValue, DataApiContext>({
   name: 'data_api_validators',
+  status: {
+    order: 40,
+    section: (v, kit, view) =>
+      dataApiValidatorsSection(
+        v,
+        view.valueOf(dataApiNodeBlocksSource)?.proposers ?? [],
+        view.anyValueOf(validatorsSource)?.rewardUptimeUpgradeTime,
+        kit,
+        view.nowMs,
+      ),
+  },
   async poll(ctx) {
     const nodes = await Promise.all(ctx.nodeIds.map(async (nodeId) => ({ nodeId, validations: await validationsOf(ctx, nodeId) })));
     return { network: ctx.network, nodes };
@@ -302,6 +315,8 @@ export function advanceProposer(
  */
 export const dataApiNodeBlocksSource = defineSource<DataApiNodeBlocksValue, DataApiContext>({
   name: 'data_api_node_blocks',
+  // Shown in the validators' section; its own part is only the staleness note while it fails.
+  status: { order: 45 },
   async poll(ctx, previous) {
     const prevByKey = new Map<string, ProposerState>();
     // A value about another network is not a baseline for this one.
@@ -350,6 +365,7 @@ async function headOf(ctx: DataApiContext, chain: PrimaryChain, alias: string, d
 /** The latest block of the P-, X- and C-Chain as the service sees them: an independent view of each chain's head. */
 export const dataApiBlocksSource = defineSource<DataApiBlocksValue, DataApiContext>({
   name: 'data_api_blocks',
+  status: { order: 50, section: (v, kit, view) => dataApiBlocksSection(v, kit, view.nowMs) },
   async poll(ctx) {
     const heads = await Promise.all(DATA_API_CHAINS.map(({ chain, alias }) => headOf(ctx, chain, alias, ctx.deadline)));
     return { network: ctx.network, heads: heads.filter((h): h is ChainHead => h !== undefined) };

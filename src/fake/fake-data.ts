@@ -14,7 +14,8 @@ import type { FakeBlsSigner, FakeCheck, FakeDelegator, FakeNodeState, FakeOwner,
 // ---------------------------------------------------------------------------------------------
 
 /** The primary network's subnet ID, which is also the P-Chain's blockchain ID on every network. */
-export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
+import { PRIMARY_NETWORK_ID } from '../domain/ids.js';
+export { PRIMARY_NETWORK_ID };
 
 /** Mainnet blockchain IDs of the primary chains. */
 export const MAINNET_CHAIN_IDS = {

@@ -130,7 +130,6 @@ class ProbeTarget {
       intervalMs: poll.intervalMs,
       timeoutMs: poll.timeoutMs,
       sources: opts.sources,
-      identitySource: opts.identitySource,
       transport: opts.transport,
       store: this.store,
       onRound: (_name, transitions) => opts.onTransitions?.(transitions),

@@ -1,4 +1,9 @@
-import type { SourceDef } from './source.js';
+/**
+ * The registry: every node source, one line each. Nothing else in the
+ * exporter names a source; the scheduler, the state store, the exposition and
+ * the status page work through each definition's hooks (see SourceDef).
+ */
+import type { PollTiming, SourceDef } from './source.js';
 import { healthSource } from './health/index.js';
 import { infoSource } from './info/index.js';
 import { bootstrappedSource } from './bootstrapped/index.js';
@@ -10,9 +15,9 @@ import { cChainSource, pChainSource, xChainSource } from './chain-height/index.j
 import { addressBalancesSource } from './address-balances/index.js';
 
 /**
- * The node sources, in the order a round runs them after `info` (which goes
- * first because it checks the network id and learns the node id). Adding a
- * source is one file plus one entry here.
+ * The node sources, in the order a round runs them after the identity
+ * source (`identity: true`, here `info`), which goes first: it checks the
+ * network id and teaches the others the node's id and version.
  */
 export const NODE_SOURCES: readonly SourceDef<unknown>[] = [
   infoSource,
@@ -27,8 +32,8 @@ export const NODE_SOURCES: readonly SourceDef<unknown>[] = [
   cChainSource,
 ] as SourceDef<unknown>[];
 
-/** The source that identifies the node; it runs first in every round. */
-export const IDENTITY_SOURCE = infoSource.name;
+/** The name of the source that identifies the node (the one marked `identity`). */
+export const IDENTITY_SOURCE: string = identityOf(NODE_SOURCES).name;
 
 /**
  * Node sources about what the configuration lists beyond the node itself (the
@@ -39,11 +44,23 @@ export const IDENTITY_SOURCE = infoSource.name;
  */
 export const CONFIGURED_NODE_SOURCES: readonly SourceDef<unknown>[] = [addressBalancesSource] as SourceDef<unknown>[];
 
+/** The identity source of a list of sources: exactly one must be marked. */
+export function identityOf(sources: readonly SourceDef<unknown>[]): SourceDef<unknown> {
+  const marked = sources.filter((s) => s.identity);
+  if (marked.length !== 1) throw new Error(`expected one identity source, found ${marked.length}`);
+  return marked[0] as SourceDef<unknown>;
+}
+
 /**
  * Least time between two polls of the sources asked less often than every
- * round, by source name: info.peers (see Config.poll.peersIntervalMs). Their
- * values stay current that much longer.
+ * round (their `minIntervalMs` hook), by source name. Their values stay
+ * current that much longer.
  */
-export function sourceMinIntervals(poll: { peersIntervalMs: number }): Map<string, number> {
-  return new Map([[peersSource.name, poll.peersIntervalMs]]);
+export function sourceMinIntervals(poll: PollTiming, sources: readonly SourceDef<unknown>[] = NODE_SOURCES): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of sources) {
+    const ms = s.minIntervalMs?.(poll);
+    if (ms !== undefined && ms > 0) out.set(s.name, ms);
+  }
+  return out;
 }

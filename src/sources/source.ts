@@ -1,7 +1,8 @@
 import type { NodeConfig } from '../config/load.js';
 import type { Deadline, JsonRpcClient } from '../http/json-rpc.js';
 import type { HttpResponse } from '../http/transport.js';
-import type { Sample } from '../exposition/metric-defs.js';
+import type { MetricDef, Sample } from '../exposition/metric-defs.js';
+import type { StatusKit } from '../server/status-kit.js';
 import type { NetworkShared } from './network-shared.js';
 
 /** Facts about a node learned by earlier polls, shared with later ones. */
@@ -61,6 +62,76 @@ export interface SourceDef<T, C = PollContext> {
    * than reporting "up" for a node it never talked to.
    */
   appliesTo?(node: NodeConfig): boolean;
+  /**
+   * The identity source: asked first in every round. A node that fails it
+   * because it cannot be reached or is on another network fails the whole
+   * round (every other source down, nothing asked). One per registry.
+   */
+  readonly identity?: boolean;
+  /**
+   * What a successful value teaches the poller about the node, for the
+   * sources polled after it (the identity source runs first, so its facts
+   * serve the rest of the same round). Pure.
+   */
+  learn?(value: T): Partial<KnownNodeFacts>;
+  /**
+   * The changes between two successive values worth one log line each
+   * (`previous` undefined: the first value). Pure.
+   */
+  changes?(previous: T | undefined, next: T): ValueChange[];
+  /**
+   * Least time between two successful polls (default: every round). A source
+   * that is not due sits the round out and its last value stands; its max age
+   * is stretched by as much.
+   */
+  minIntervalMs?(poll: PollTiming): number;
+  /** Its part of the status page (the landing page's status view). */
+  readonly status?: StatusSection<T>;
+  /**
+   * Metric definitions of a source that is not part of the product's
+   * contract (src/exposition/metric-defs.ts defines every product metric):
+   * a source added by a test or a fork declares its metrics here.
+   */
+  readonly metrics?: Readonly<Record<string, MetricDef>>;
+}
+
+/** The poll settings a source's interval may depend on. */
+export interface PollTiming {
+  intervalMs: number;
+  /** `--poll.peers-interval`. */
+  peersIntervalMs: number;
+}
+
+/** A change in what a node reports, worth one log line. */
+export interface ValueChange {
+  /** A short stable name of the change, logged as `change`. */
+  kind: string;
+  level: 'info' | 'warn';
+  /** The log message. */
+  message: string;
+  detail: Record<string, string>;
+}
+
+/**
+ * A source's part of the status page. Everything upstream-derived goes
+ * through the kit's escaping helpers.
+ */
+export interface StatusSection<T> {
+  /** Position on the page: lower first. */
+  readonly order: number;
+  /** Badges shown with the node's name (each judged into the node's level). */
+  badges?(value: T, kit: StatusKit, view: StatusView): string[];
+  /** An HTML section of the node's part of the page ('' for none). */
+  section?(value: T, kit: StatusKit, view: StatusView): string;
+}
+
+/** What a status section may read besides its own value. */
+export interface StatusView {
+  readonly nowMs: number;
+  /** Another source's current value on the same node (its definition, not its name, says which). */
+  valueOf<U>(def: SourceDef<U, never>): U | undefined;
+  /** Another source's value on any node (the first that has one). */
+  anyValueOf<U>(def: SourceDef<U, never>): U | undefined;
 }
 
 /** Helper that keeps the value type of a source definition. */

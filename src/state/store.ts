@@ -1,4 +1,4 @@
-import type { ValueChange } from './changes.js';
+import type { ValueChange } from '../sources/source.js';
 import { FAILURE_REASONS, type FailureReason, type UpstreamError } from '../http/errors.js';
 
 /** The last error of a source, as shown on the landing page and in logs. */
@@ -32,7 +32,10 @@ export type PollOutcome =
 export interface StateTransition {
   node: string;
   source: string;
-  kind: 'source_down' | 'source_up' | ValueChange['kind'];
+  /** `source_down`, `source_up`, or the kind of a value change (see `change`). */
+  kind: string;
+  /** A change in what the source reports (its `changes` hook): the log line's level, message and details. */
+  change?: ValueChange;
   reason?: FailureReason;
   message?: string;
   detail?: Record<string, string>;

@@ -1,5 +1,5 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import type { AddressBalancesValue } from '../../sources/address-balances/index.js';
+import type { AddressBalancesValue } from './value.js';
 import { sample } from '../sample.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import type { BootstrappedValue } from '../../sources/bootstrapped/index.js';
+import type { BootstrappedValue } from './value.js';
 import { bit, sample } from '../sample.js';
 
 /** Bootstrap state per chain → samples. */

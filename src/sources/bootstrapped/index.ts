@@ -3,6 +3,7 @@ import { defineSource } from '../source.js';
 import { isPartialSyncReport, primaryChainsRun, readHealthReport } from '../health/index.js';
 import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
 import { collectBootstrapped } from './collect.js';
+import { bootstrappedStatus } from './status.js';
 import type { BootstrappedValue } from './value.js';
 export type { BootstrappedValue } from './value.js';
 
@@ -55,6 +56,7 @@ export function healthSaysAllBootstrapped(body: unknown, subnetChecks: readonly 
  */
 export const bootstrappedSource = defineSource<BootstrappedValue>({
   name: 'bootstrapped',
+  status: bootstrappedStatus,
   async poll(ctx, previous) {
     // Started first, alongside the chain lists; never rejects. Waited for at
     // most half the time left, leaving the other half to the fallback calls.

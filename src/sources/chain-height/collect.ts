@@ -1,5 +1,5 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import type { ChainHeightValue } from '../../sources/chain-height/index.js';
+import type { ChainHeightValue } from './value.js';
 import { sample } from '../sample.js';
 
 /** A chain's last accepted height → one sample; none for a chain the node does not run. */

@@ -1,5 +1,5 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import type { HealthValue } from '../../sources/health/index.js';
+import type { HealthValue } from './value.js';
 import { bit, sample } from '../sample.js';
 
 /**

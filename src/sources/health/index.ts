@@ -4,6 +4,8 @@ import { parseJsonBody, rejectHttpStatus } from '../../http/json-rpc.js';
 import { describeIssues, finiteNumber } from '../../http/wire.js';
 import { defineSource, type PollContext } from '../source.js';
 import { collectHealth } from './collect.js';
+import { healthChanges } from './changes.js';
+import { healthStatus } from './status.js';
 import type { HealthCheck, ChainNetworking, FutureUpgrade, HealthValue } from './value.js';
 export type { HealthCheck, ChainNetworking, FutureUpgrade, HealthValue } from './value.js';
 
@@ -211,6 +213,8 @@ function watchedIds(ctx: PollContext): string[] {
 /** GET /ext/health, /ext/health/readiness and /ext/health/liveness. */
 export const healthSource = defineSource<HealthValue>({
   name: 'health',
+  changes: healthChanges,
+  status: healthStatus,
   async poll(ctx) {
     const [health, readiness, liveness] = await Promise.all([
       getHealth(ctx, '/ext/health'),

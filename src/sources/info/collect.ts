@@ -1,5 +1,5 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import type { InfoValue } from '../../sources/info/index.js';
+import type { InfoValue } from './value.js';
 import { sample } from '../sample.js';
 
 /** Node identity and upgrade schedule → samples. */

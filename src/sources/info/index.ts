@@ -63,6 +63,16 @@ export function parseUpgrades(raw: Readonly<Record<string, unknown>>): Upgrade[]
  */
 export const infoSource = defineSource<InfoValue>({
   name: 'info',
+  identity: true,
+  // What the other sources need to know about the node: its id (watched by default), network (a
+  // change is a failure), version (compared with the stake majority) and the ACP-267 activation.
+  learn: (v) => ({
+    nodeId: v.nodeId,
+    networkId: v.networkId,
+    networkName: v.networkName,
+    version: v.version,
+    rewardUptimeUpgradeTime: rewardUptimeUpgradeTime(v.upgrades),
+  }),
   async poll(ctx, previous) {
     const call = <S extends z.ZodType>(method: string, schema: S) => ctx.rpc.call('/ext/info', method, {}, schema, ctx.deadline);
     const { networkID } = await call('info.getNetworkID', networkIdResult);
@@ -81,10 +91,6 @@ export const infoSource = defineSource<InfoValue>({
       call('info.getNetworkName', networkNameResult),
       call('info.upgrades', upgradesResult),
     ]);
-    // Shared where it is read (it only changes on these refresh rounds). The
-    // identity source runs before the others in a round, so the peers source
-    // compares with it in the same round.
-    ctx.known.version = version.version;
     return {
       nodeId: id.nodeID,
       version: version.version,

@@ -1,5 +1,6 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import { L1_CHAIN_STATES, type L1UptimeValue } from '../../sources/l1-uptime/index.js';
+import { L1_CHAIN_STATES, type L1UptimeValue } from './value.js';
+import { firstOfEach } from '../../domain/rules.js';
 import { bit, sample } from '../sample.js';
 
 /**
@@ -13,10 +14,7 @@ export function collectL1Uptime(v: L1UptimeValue, node: string): Sample[] {
     for (const state of L1_CHAIN_STATES) out.push(sample('avax_l1_chain_state', { node, subnet: c.subnetId, chain: c.chain, state }, bit(c.state === state)));
     if (c.state !== 'ok') continue;
     out.push(sample('avax_exporter_l1_validators_omitted', { node, subnet: c.subnetId, chain: c.chain }, c.omitted));
-    const seen = new Set<string>();
-    for (const val of c.validators) {
-      if (seen.has(val.nodeId)) continue;
-      seen.add(val.nodeId);
+    for (const val of firstOfEach(c.validators, (x) => x.nodeId)) {
       const labels = { node, node_id: val.nodeId, subnet: c.subnetId, chain: c.chain };
       out.push(sample('avax_l1_validator_uptime_ratio', labels, val.uptimeRatio));
       out.push(sample('avax_l1_validator_connected', labels, bit(val.connected)));

@@ -4,7 +4,8 @@ import { finiteNumber } from '../../http/wire.js';
 import { defineSource } from '../source.js';
 import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
 import { collectL1Uptime } from './collect.js';
-import type { L1UptimeRecord, L1ChainState, L1ChainUptimes, L1UptimeValue } from './value.js';
+import type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
+export { L1_CHAIN_STATES } from './value.js';
 export type { L1UptimeRecord, L1ChainState, L1ChainUptimes, L1UptimeValue } from './value.js';
 
 /**
@@ -24,9 +25,6 @@ const l1UptimeSchema = z.object({
 });
 /** `validators.getCurrentValidators` result at `/ext/bc/<chainID>/validators`. */
 export const l1UptimeResult = z.object({ validators: z.array(l1UptimeSchema).nullable() });
-
-/** Every state a chain can be in, for the state-set series. */
-export const L1_CHAIN_STATES: readonly L1ChainState[] = ['ok', 'bootstrapping', 'failed'];
 
 /** Converts one validated entry. Pure. */
 export function toL1UptimeRecord(v: z.output<typeof l1UptimeSchema>): L1UptimeRecord {

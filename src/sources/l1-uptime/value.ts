@@ -36,3 +36,6 @@ export interface L1UptimeValue {
   /** Chains of each watched subnet, cached between slow refreshes. */
   subnetChains: SubnetChains;
 }
+
+/** Every state a chain can be in, for the state-set series. */
+export const L1_CHAIN_STATES: readonly L1ChainState[] = ['ok', 'bootstrapping', 'failed'];

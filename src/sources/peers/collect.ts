@@ -1,15 +1,10 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import type { PeersValue } from '../../sources/peers/index.js';
+import type { PeersValue } from './value.js';
 import { bit, sample } from '../sample.js';
+import { nearestRank } from '../../domain/rules.js';
 
 /** Quantiles exported of the peers' view of this node's uptime. */
 export const OBSERVED_UPTIME_QUANTILES = [0.1, 0.5, 0.9] as const;
-
-/** Nearest-rank quantile of an ascending, non-empty list: the smallest value with at least q of the list at or below it. Pure. */
-export function nearestRank(sorted: readonly number[], q: number): number {
-  const i = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length))) - 1;
-  return sorted[i] ?? NaN;
-}
 
 /**
  * Peer counts → samples. Versions, chains and peers that vanish simply stop

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { smallUintString, uintString } from '../../http/wire.js';
 import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from '../source.js';
 import { collectPeers } from './collect.js';
+import { weightedNearestRank } from '../../domain/rules.js';
 import { compareNodeVersions } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from './collect.js';
 import { readStakeEntry } from '../validators/validator-entry.js';
@@ -98,6 +99,8 @@ function sharedStake(ctx: PollContext): Promise<Map<string, bigint>> {
  */
 export const peersSource = defineSource<PeersValue>({
   name: 'peers',
+  // info.peers is the heaviest answer a node gives (0.6 MB on mainnet) for figures that move over minutes.
+  minIntervalMs: (poll) => poll.peersIntervalMs,
   async poll(ctx, previous) {
     const due = stakeRefreshDue(ctx.round, previous?.stakeAttempt);
     const [result, fetched] = await Promise.all([
@@ -143,26 +146,14 @@ export function stakeWeightedObservedUptime(
   stakeByNodeId: ReadonlyMap<string, bigint>,
   quantiles: readonly number[],
 ): { quantile: number; ratio: number }[] | undefined {
-  const seen: { ratio: number; stake: number }[] = [];
-  let total = 0;
+  const entries: { value: number; weight: number }[] = [];
   for (const p of peers) {
     const s = stakeByNodeId.get(p.nodeID);
     if (p.observedUptime === undefined || s === undefined || s === 0n) continue;
     // Number() of nAVAX loses only digits far below what a weight share needs.
-    const stake = Number(s);
-    seen.push({ ratio: p.observedUptime / 100, stake });
-    total += stake;
+    entries.push({ value: p.observedUptime / 100, weight: Number(s) });
   }
-  if (seen.length === 0 || total <= 0) return undefined;
-  seen.sort((a, b) => a.ratio - b.ratio);
-  return quantiles.map((quantile) => {
-    let acc = 0;
-    for (const e of seen) {
-      acc += e.stake;
-      if (acc >= quantile * total) return { quantile, ratio: e.ratio };
-    }
-    return { quantile, ratio: (seen[seen.length - 1] as { ratio: number }).ratio };
-  });
+  return weightedNearestRank(entries, quantiles)?.map((q) => ({ quantile: q.quantile, ratio: q.value }));
 }
 
 /** Reduces a validated info.peers result to counts. Pure. */

@@ -1,5 +1,5 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import type { UptimeValue } from '../../sources/uptime/index.js';
+import type { UptimeValue } from './value.js';
 import { bit, sample } from '../sample.js';
 
 /** info.uptime → samples; a non-validator has only avax_node_is_validator 0. */

@@ -1,30 +1,10 @@
 import type { Sample } from '../../exposition/metric-defs.js';
-import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../../sources/validators/index.js';
+import type { ValidatorsValue } from './value.js';
+import { PRIMARY_NETWORK_ID } from '../../domain/ids.js';
+import { balanceRunwaySeconds, downtimeBudgetSeconds, firstOfEach, isInactiveL1, rewardUptimeThreshold } from '../../domain/rules.js';
 import { navaxToAvax } from '../../http/wire.js';
 import { bit, sample } from '../sample.js';
 import { collectValidationLookups } from './validation-lookup-collect.js';
-
-/** Primary-network reward uptime requirement today. */
-export const REWARD_UPTIME_THRESHOLD = 0.8;
-/** The requirement for validations that start once the ACP-267 upgrade is active. */
-export const REWARD_UPTIME_THRESHOLD_ACP267 = 0.9;
-
-/** The uptime requirement of a validation that started at `startTime`. Pure. */
-export function rewardUptimeThreshold(startTime: number, upgradeTime: number | undefined): number {
-  return upgradeTime !== undefined && startTime >= upgradeTime ? REWARD_UPTIME_THRESHOLD_ACP267 : REWARD_UPTIME_THRESHOLD;
-}
-
-/**
- * Downtime the validator may still have without losing its reward, in
- * seconds: allowed downtime over the whole period, (1 - threshold) × (end -
- * start), minus the downtime so far, (1 - uptime) × (now - start), with now
- * clamped to the period. Negative: the reward is already lost. Pure.
- */
-export function downtimeBudgetSeconds(v: Pick<ValidatorRecord, 'startTime' | 'endTime' | 'uptimeRatio'>, threshold: number, now: number): number | undefined {
-  if (v.endTime === undefined || v.uptimeRatio === undefined || v.endTime <= v.startTime) return undefined;
-  const elapsed = Math.min(Math.max(now, v.startTime), v.endTime) - v.startTime;
-  return (1 - threshold) * (v.endTime - v.startTime) - (1 - v.uptimeRatio) * elapsed;
-}
 
 /**
  * Validator sets → samples. Optional fields produce no sample when absent
@@ -37,15 +17,13 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
   if (price !== undefined) out.push(sample('avax_l1_validator_fee_price_avax_per_second', { node }, price / 1e9));
   for (const s of v.subnets) {
     const present = new Set<string>();
-    for (const val of s.validators) {
-      // An L1 can list the same node twice (legacy staker + L1 validator); the first wins.
-      if (present.has(val.nodeId)) continue;
+    // An L1 can list the same node twice (legacy staker + L1 validator); the first wins.
+    for (const val of firstOfEach(s.validators, (x) => x.nodeId)) {
       present.add(val.nodeId);
       const labels = { node, node_id: val.nodeId, subnet: s.subnetId };
       // An L1 validator whose fee balance ran out stays in the set but is
       // inactive, reported with balance 0 (vms/platformvm/api/validator.go).
-      const inactiveL1 = val.validationId !== undefined && val.balance === 0n;
-      out.push(sample('avax_validator_active', labels, inactiveL1 ? 0 : 1));
+      out.push(sample('avax_validator_active', labels, isInactiveL1(val) ? 0 : 1));
       out.push(sample('avax_validator_weight', labels, Number(val.weight)));
       out.push(sample('avax_validator_start_timestamp_seconds', labels, val.startTime));
       if (val.endTime !== undefined) out.push(sample('avax_validator_end_timestamp_seconds', labels, val.endTime));
@@ -71,7 +49,8 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
         const l1 = { ...labels, validation_id: val.validationId };
         out.push(sample('avax_l1_validator_balance_avax', l1, navaxToAvax(val.balance)));
         // An inactive L1 validator (balance 0) pays no fee: it has no runway to run out of.
-        if (price !== undefined && price > 0 && val.balance > 0n) out.push(sample('avax_l1_validator_balance_runway_seconds', l1, Number(val.balance) / price));
+        const runway = balanceRunwaySeconds(val.balance, price);
+        if (runway !== undefined) out.push(sample('avax_l1_validator_balance_runway_seconds', l1, runway));
       }
     }
     out.push(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));

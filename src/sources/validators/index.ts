@@ -3,6 +3,8 @@ import { percentStringAsRatio, uintString } from '../../http/wire.js';
 import { defineSource, type PollContext } from '../source.js';
 import { RpcError } from '../../http/json-rpc.js';
 import { collectValidators } from './collect.js';
+import { validatorChanges } from './changes.js';
+import { validatorsStatus } from './status.js';
 import { readValidatorEntry } from './validator-entry.js';
 import { lookupFailureOf, NOT_FOUND, type ValidationLookup } from './validation-lookup.js';
 import type { FailureReason } from '../../http/errors.js';
@@ -10,7 +12,8 @@ import type { ValidatorRecord, SubnetValidators, ValidatorsValue } from './value
 export type { ValidatorRecord, SubnetValidators, ValidatorsValue } from './value.js';
 
 /** The primary network's subnet id (also the P-Chain's blockchain id). */
-export const PRIMARY_NETWORK_ID = '11111111111111111111111111111111LpoYY';
+import { PRIMARY_NETWORK_ID } from '../../domain/ids.js';
+export { PRIMARY_NETWORK_ID };
 
 /**
  * One entry of platform.getCurrentValidators. Primary validators, legacy
@@ -177,6 +180,8 @@ export function capValidators(subnetId: string, validators: ValidatorRecord[], w
  */
 export const validatorsSource = defineSource<ValidatorsValue>({
   name: 'validators',
+  changes: validatorChanges,
+  status: validatorsStatus,
   async poll(ctx) {
     const watched = await watchedIds(ctx);
     // Items parsed, checked and converted a batch at a time: a mainnet set is several MB. Each
