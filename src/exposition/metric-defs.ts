@@ -565,6 +565,7 @@ export type MetricName = keyof typeof METRICS;
 
 /** One sample: a metric, its label values, its value. Produced by collectors. */
 export interface Sample {
+  /** A metric of the contract (a source outside the product declares its own in SourceDef.metrics and casts their names). */
   readonly name: MetricName;
   readonly labels: Readonly<Record<string, string>>;
   readonly value: number;

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { METRICS, type MetricName, type Sample } from './metric-defs.js';
+import { METRICS, type MetricDef, type Sample } from './metric-defs.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -67,11 +67,28 @@ export interface Exposition {
   contentType: string;
 }
 
-/** The contract's metric names in exposition order, and each one's index. */
-const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
-const METRIC_INDEX = new Map<string, number>(METRIC_NAMES.map((n, i) => [n, i]));
-/** Each metric's HELP and TYPE lines, ready to write. */
-const HEADERS = METRIC_NAMES.map((name) => `# HELP ${name} ${escapeHelp(METRICS[name].help)}\n# TYPE ${name} ${METRICS[name].type}\n`);
+/**
+ * The metric definitions a renderer writes: the product's contract
+ * (METRICS) and any a source outside it declares (SourceDef.metrics), in
+ * exposition order, with each one's index and its HELP and TYPE lines.
+ */
+class Contract {
+  readonly names: string[];
+  readonly index: Map<string, number>;
+  readonly labels: (readonly string[])[];
+  readonly headers: string[];
+
+  constructor(extra: Readonly<Record<string, MetricDef>> = {}) {
+    const defs: Record<string, MetricDef> = { ...extra, ...METRICS };
+    this.names = Object.keys(defs);
+    this.index = new Map(this.names.map((n, i) => [n, i]));
+    this.labels = this.names.map((n) => (defs[n] as MetricDef).labels);
+    this.headers = this.names.map((n) => `# HELP ${n} ${escapeHelp((defs[n] as MetricDef).help)}\n# TYPE ${n} ${(defs[n] as MetricDef).type}\n`);
+  }
+}
+
+/** The product's contract alone, shared by every renderer without extra metrics. */
+const PRODUCT_CONTRACT = new Contract();
 
 /** Escaped label values kept across renders before the memo starts over (a bound for label values that churn). */
 const MAX_ESCAPE_CACHE = 200_000;
@@ -142,7 +159,7 @@ function formatLabels(labels: Readonly<Record<string, string>>, labelNames: read
  * is built once per object and label-name list, not once per sample. Yields
  * to the event loop every CHUNK samples, counted across groups.
  */
-async function formatGroup(samples: readonly Sample[], escaped: Map<string, string>, budget: YieldBudget): Promise<RenderedGroup> {
+async function formatGroup(contract: Contract, samples: readonly Sample[], escaped: Map<string, string>, budget: YieldBudget): Promise<RenderedGroup> {
   const lines: string[] = [];
   const bodies: (string[] | undefined)[] = [];
   const sets: (Set<string> | undefined)[] = [];
@@ -156,12 +173,12 @@ async function formatGroup(samples: readonly Sample[], escaped: Map<string, stri
       budget.left = CHUNK;
     }
     const s = samples[i] as Sample;
-    const m = METRIC_INDEX.get(s.name);
+    const m = contract.index.get(s.name);
     if (m === undefined) {
       rejected++;
       continue;
     }
-    const names = METRICS[s.name].labels;
+    const names = contract.labels[m] as readonly string[];
     let memo = bodyOf.get(s.labels);
     if (memo === undefined || memo.names !== names) {
       memo = { names, body: formatLabels(s.labels, names, escaped) };
@@ -206,9 +223,15 @@ async function formatGroup(samples: readonly Sample[], escaped: Map<string, stri
  * Formats metric `m` of a group again, leaving out the series in `seen`
  * (written by earlier groups) and adding the kept ones to it.
  */
-function reformatWithout(samples: readonly Sample[], m: number, seen: Set<string>, escaped: Map<string, string>): { text: string; count: number } {
-  const name = METRIC_NAMES[m] as MetricName;
-  const names = METRICS[name].labels;
+function reformatWithout(
+  contract: Contract,
+  samples: readonly Sample[],
+  m: number,
+  seen: Set<string>,
+  escaped: Map<string, string>,
+): { text: string; count: number } {
+  const name = contract.names[m] as string;
+  const names = contract.labels[m] as readonly string[];
   let text = '';
   let count = 0;
   for (const s of samples) {
@@ -284,6 +307,13 @@ export class ExpositionRenderer {
   private cache = new WeakMap<readonly Sample[], RenderedGroup>();
   /** Escaped label values, kept across renders: the same node names, node ids and subnets recur in every round. */
   private escaped = new Map<string, string>();
+  /** The metric definitions this renderer writes. */
+  readonly #contract: Contract;
+
+  /** @param extraMetrics definitions of metrics outside the product's contract (sources' `metrics`). */
+  constructor(extraMetrics?: Readonly<Record<string, MetricDef>>) {
+    this.#contract = extraMetrics && Object.keys(extraMetrics).length > 0 ? new Contract(extraMetrics) : PRODUCT_CONTRACT;
+  }
 
   /** Renders samples into text and gzip buffers (one group, not cached). */
   async render(samples: readonly Sample[]): Promise<Exposition> {
@@ -305,7 +335,7 @@ export class ExpositionRenderer {
     for (const g of groups) {
       let r = cache ? this.cache.get(g) : undefined;
       if (!r) {
-        r = await formatGroup(g, this.escaped, budget);
+        r = await formatGroup(this.#contract, g, this.escaped, budget);
         this.formattedGroups++;
         if (cache) this.cache.set(g, r);
       }
@@ -316,16 +346,16 @@ export class ExpositionRenderer {
     // Per metric, the groups' lines in group order. A series an earlier group
     // already wrote is a duplicate across groups: that metric of the later
     // group is formatted again without it (rare: sources label their series apart).
-    const byMetric: number[][] = METRIC_NAMES.map(() => []);
+    const byMetric: number[][] = this.#contract.names.map(() => []);
     for (let gi = 0; gi < rendered.length; gi++) for (const m of (rendered[gi] as RenderedGroup).present) (byMetric[m] as number[]).push(gi);
     const parts: string[] = [];
     let series = 0;
     const seen = new Set<string>();
     const keys = new Set<string>();
-    for (let m = 0; m < METRIC_NAMES.length; m++) {
+    for (let m = 0; m < this.#contract.names.length; m++) {
       const contributors = byMetric[m] as number[];
       if (contributors.length === 0) continue;
-      parts.push(HEADERS[m] as string);
+      parts.push(this.#contract.headers[m] as string);
       // Whether every part has its own first-label value: then no series can be in two parts.
       let apart = contributors.length > 1;
       keys.clear();
@@ -353,7 +383,7 @@ export class ExpositionRenderer {
           series += part.bodies.length;
           continue;
         }
-        const kept = reformatWithout(groups[gi] as readonly Sample[], m, seen, this.escaped);
+        const kept = reformatWithout(this.#contract, groups[gi] as readonly Sample[], m, seen, this.escaped);
         this.duplicates += part.bodies.length - kept.count;
         parts.push(kept.text);
         series += kept.count;
