@@ -1,8 +1,8 @@
 import type { Sample } from '../exposition/metric-defs.js';
-import type { DataApiStats } from '../data-api/client.js';
-import type { DataApiBlocksValue, DataApiNodeBlocksValue, DataApiValidation, DataApiValidatorsValue, ValidationStatus } from '../data-api/sources.js';
+import type { DataApiStats } from './client.js';
+import type { DataApiBlocksValue, DataApiNodeBlocksValue, DataApiValidation, DataApiValidatorsValue, ValidationStatus } from './value.js';
 import { navaxToAvax } from '../http/wire.js';
-import { PRIMARY_NETWORK_ID } from '../sources/validators/index.js';
+import { PRIMARY_NETWORK_ID } from '../domain/ids.js';
 import { bit, sample } from '../sources/sample.js';
 
 /** The `status` series of each validator, in this order (a local list: the sources module imports this one). */
