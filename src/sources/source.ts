@@ -3,6 +3,9 @@ import type { Deadline, JsonRpcClient } from '../http/json-rpc.js';
 import type { HttpResponse } from '../http/transport.js';
 import type { MetricDef, Sample } from '../exposition/metric-defs.js';
 import type { StatusKit } from '../server/status-kit.js';
+import type { ValueChange } from '../state/store.js';
+
+export type { ValueChange } from '../state/store.js';
 import type { NetworkShared } from './network-shared.js';
 
 /** Facts about a node learned by earlier polls, shared with later ones. */
@@ -100,16 +103,6 @@ export interface PollTiming {
   intervalMs: number;
   /** `--poll.peers-interval`. */
   peersIntervalMs: number;
-}
-
-/** A change in what a node reports, worth one log line. */
-export interface ValueChange {
-  /** A short stable name of the change, logged as `change`. */
-  kind: string;
-  level: 'info' | 'warn';
-  /** The log message. */
-  message: string;
-  detail: Record<string, string>;
 }
 
 /**

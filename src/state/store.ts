@@ -1,4 +1,3 @@
-import type { ValueChange } from '../sources/source.js';
 import { FAILURE_REASONS, type FailureReason, type UpstreamError } from '../http/errors.js';
 
 /** The last error of a source, as shown on the landing page and in logs. */
@@ -27,6 +26,16 @@ export interface SourceState {
 /** The outcome of one poll of one source. */
 export type PollOutcome =
   { ok: true; value: unknown; startedMs: number; durationMs: number } | { ok: false; error: UpstreamError; startedMs: number; durationMs: number };
+
+/** A change in what a node reports, worth one log line. */
+export interface ValueChange {
+  /** A short stable name of the change, logged as `change`. */
+  kind: string;
+  level: 'info' | 'warn';
+  /** The log message. */
+  message: string;
+  detail: Record<string, string>;
+}
 
 /** A change worth one log line. */
 export interface StateTransition {

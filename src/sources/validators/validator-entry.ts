@@ -19,9 +19,7 @@
  * - z.object: extra keys are ignored; an optional key may be missing or
  *   undefined (not null); the input must be an object that is not an array.
  */
-import type { z } from 'zod';
 import type { ValidatorRecord } from './value.js';
-import type { stakeEntrySchema } from '../peers/index.js';
 
 /** 2^64-1 in decimal: a 20-digit string is a uint64 when it sorts at or below it (same length, so string order is number order). */
 const MAX_UINT64_DIGITS = '18446744073709551615';
@@ -190,8 +188,15 @@ export function readValidatorEntry(raw: unknown): ValidatorRecord | undefined {
   };
 }
 
-/** A validated stakeEntrySchema entry. */
-export type StakeEntry = z.output<typeof stakeEntrySchema>;
+/**
+ * A validated stakeEntrySchema entry (src/sources/peers/index.ts; as zod
+ * gives it: `delegatorWeight` is a key only when the input has it).
+ */
+export interface StakeEntry {
+  nodeID: string;
+  weight: bigint;
+  delegatorWeight?: bigint | undefined;
+}
 
 /**
  * Reads one platform.getCurrentValidators entry for the stake map: exactly
