@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Tests live in test/, and beside the code they test in src/ (a source's folder holds its tests).
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // End-to-end tests start real servers and wait for poll rounds.
     testTimeout: 30_000,
     hookTimeout: 30_000,

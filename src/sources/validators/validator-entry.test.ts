@@ -1,16 +1,16 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { FIXTURE_IDS, createPrng, type Prng } from '../src/fake/fake-data.js';
-import { JsonRpcClient, type ArraySpec, type Deadline } from '../src/http/json-rpc.js';
-import { HttpTransport } from '../src/http/transport.js';
-import { UpstreamError } from '../src/http/errors.js';
-import { stakeEntrySchema } from '../src/sources/peers/index.js';
-import { readStakeEntry, readValidatorEntry } from '../src/sources/validators/validator-entry.js';
-import { toRecord, validatorSchema, type ValidatorRecord } from '../src/sources/validators/index.js';
-import { L1_SUBNET_ID, mainnetWorld } from './tools/bench/world.js';
-import { FIXTURE_DIR, loadFixture } from './helpers/fixtures.js';
+import { FakeNode } from '../../fake/fake-node.js';
+import { FIXTURE_IDS, createPrng, type Prng } from '../../fake/fake-data.js';
+import { JsonRpcClient, type ArraySpec, type Deadline } from '../../http/json-rpc.js';
+import { HttpTransport } from '../../http/transport.js';
+import { UpstreamError } from '../../http/errors.js';
+import { stakeEntrySchema } from '../../sources/peers/index.js';
+import { readStakeEntry, readValidatorEntry } from '../../sources/validators/validator-entry.js';
+import { toRecord, validatorSchema, type ValidatorRecord } from '../../sources/validators/index.js';
+import { L1_SUBNET_ID, mainnetWorld } from '../../../test/tools/bench/world.js';
+import { FIXTURE_DIR, loadFixture } from '../../../test/helpers/fixtures.js';
 
 // The fast readers must give exactly what zod (and toRecord) give whenever
 // they accept, and never accept what zod rejects; deferring is always safe.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { futureUpgradeFrom, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/health/index.js';
-import { peersResult, peersValueFrom, peersSource } from '../src/sources/peers/index.js';
-import { fixtureResult, loadFixture } from './helpers/fixtures.js';
-import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { FakeNode } from '../../fake/fake-node.js';
+import { futureUpgradeFrom, healthSource, healthValueFrom, type HealthAnswer } from '../../sources/health/index.js';
+import { peersResult, peersValueFrom, peersSource } from '../../sources/peers/index.js';
+import { fixtureResult, loadFixture } from '../../../test/helpers/fixtures.js';
+import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../test/helpers/daemon.js';
 
 const answer = (variant?: string): HealthAnswer => {
   const f = loadFixture('node.health.GET.json', variant);

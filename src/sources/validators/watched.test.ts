@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { defaultFakeState, FIXTURE_IDS } from '../src/fake/fake-data.js';
-import { observedOutage, restartedAfterOutage } from '../src/fake/real-modes.js';
-import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { FakeNode } from '../../fake/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS } from '../../fake/fake-data.js';
+import { observedOutage, restartedAfterOutage } from '../../fake/real-modes.js';
+import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../test/helpers/daemon.js';
 
 const PRIMARY = '11111111111111111111111111111111LpoYY';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { defaultFakeState } from '../src/fake/fake-data.js';
-import { partialSyncMode } from '../src/fake/real-modes.js';
-import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { FakeNode } from '../../fake/fake-node.js';
+import { defaultFakeState } from '../../fake/fake-data.js';
+import { partialSyncMode } from '../../fake/real-modes.js';
+import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../test/helpers/daemon.js';
 
 /** Runs one JSON-RPC call against the fake and returns the parsed body. */
 async function rpc(url: string, path: string, method: string, params: unknown = {}): Promise<{ result?: unknown; error?: unknown }> {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { defaultFakeState, FIXTURE_IDS } from '../src/fake/fake-data.js';
-import { autoRenewing } from '../src/fake/real-modes.js';
-import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource } from '../src/sources/validators/index.js';
-import { readValidatorEntry } from '../src/sources/validators/validator-entry.js';
-import { fixtureResult } from './helpers/fixtures.js';
-import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { FakeNode } from '../../fake/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS } from '../../fake/fake-data.js';
+import { autoRenewing } from '../../fake/real-modes.js';
+import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource } from '../../sources/validators/index.js';
+import { readValidatorEntry } from '../../sources/validators/validator-entry.js';
+import { fixtureResult } from '../../../test/helpers/fixtures.js';
+import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../test/helpers/daemon.js';
 
 const ID = 'NodeID-Gd42CeDxis5Xx6aXYWa4H3KeDpEuXmb7i';
 
