@@ -74,7 +74,7 @@ export function boundedBy(expr: string, k: number): boolean {
     if (n.name === 'AggregateExpr') {
       const op = n.getChild('AggregateOp')?.firstChild?.name;
       const param = n.getChild('FunctionCallBody')?.getChild('NumberDurationLiteral');
-      return (op === 'Topk' || op === 'Bottomk') && param !== null && Number(expr.slice(param.from, param.to)) <= k;
+      return (op === 'Topk' || op === 'Bottomk') && param != null && Number(expr.slice(param.from, param.to)) <= k;
     }
     if (n.name === 'BinaryExpr' && n.getChild('And')) {
       const sides = n.getChildren('Expr').length > 0 ? n.getChildren('Expr') : [n.firstChild, n.lastChild];
@@ -136,7 +136,7 @@ export function foreignDatasources(json: unknown, path = '$'): string[] {
 }
 
 /** Metrics whose series are one per validator (a `node_id` label); avax_node_info is one per node. */
-const PER_VALIDATOR = new Set(Object.entries(METRICS).flatMap(([name, def]) => (def.labels.includes('node_id') && name !== 'avax_node_info' ? [name] : [])));
+const PER_VALIDATOR = new Set(Object.entries(METRICS).flatMap(([name, def]) => ((def.labels as readonly string[]).includes('node_id') && name !== 'avax_node_info' ? [name] : [])));
 
 describe('the helpers this test relies on', () => {
   it('boundedBy: topk/bottomk at the top, in parentheses or on a side of `and`', () => {

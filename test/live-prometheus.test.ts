@@ -2,12 +2,15 @@
  * The dashboards and alert rules against a real Prometheus: a fake AvalancheGo
  * node, the exporter polling it, and Debian's `prometheus` (2.42) scraping the
  * exporter every second and evaluating a copy of alerts/avax-exporter.rules.yml
- * whose `for:` durations are shortened (expressions, labels and annotations
- * untouched). Through Prometheus's HTTP API: the target is up, every rule
- * evaluates without error, every template variable and dashboard query returns
- * data with the variables set to the fake node's values, and a failing health
- * check, a low uptime and a disconnected validator each raise their alert,
- * which clears when the fault goes away.
+ * whose `for:` and `keep_firing_for:` durations are shortened (expressions,
+ * labels and annotations untouched), with a `cluster` label on the target.
+ * Through Prometheus's HTTP API: the target is up, every rule evaluates
+ * without error, every template variable and dashboard query returns data,
+ * with the variables at All (as a dashboard opens) and set to the fake node's
+ * values; a failing health check, a low uptime (the network's view) and a
+ * validator another node sees disconnected each raise their alert, which
+ * clears when the fault goes away; and with the node unreachable, its
+ * dashboard tiles show DOWN.
  *
  * Needs the prometheus binary (Debian: `apt-get install prometheus`, which
  * npm test does first when it may); set PROMETHEUS to use another one. Without it the test fails.
