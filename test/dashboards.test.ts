@@ -19,8 +19,10 @@ import {
   allPanels,
   downValues,
   loadDashboards,
+  loadRulesFiles,
   metricNamesOf,
   parseVariableQuery,
+  recordedNames,
   selectorsOf,
   substituteVariables,
   variableQueryText,
@@ -100,11 +102,16 @@ export function mayBePerValidator(expr: string): boolean {
   return labels.includes('node_id');
 }
 
-/** Selectors of exporter metrics and scrape series that lack the `$cluster` or `$job` matcher (placeheld expression). */
+/**
+ * Selectors that ignore `$cluster` or `$job` (placeheld expression): exporter metrics and
+ * scrape series need both; recording rules, which aggregate `job` away but keep `cluster`,
+ * need `$cluster`; the `avax:threshold:*` constants have neither label.
+ */
 export function unfiltered(expr: string): string[] {
+  const needs = (name: string) =>
+    Object.hasOwn(METRICS, name) || PROMETHEUS_BUILTINS.has(name) ? ['cluster', 'job'] : name.includes(':') && !name.startsWith('avax:threshold:') ? ['cluster'] : [];
   return selectorsOf(expr)
-    .filter((s) => s.name !== undefined && (Object.hasOwn(METRICS, s.name) || PROMETHEUS_BUILTINS.has(s.name)))
-    .filter((s) => !['cluster', 'job'].every((l) => s.matchers.some((m) => m.label === l && m.op === '=~' && m.value === `__${l}__`)))
+    .filter((s) => s.name !== undefined && !needs(s.name).every((l) => s.matchers.some((m) => m.label === l && m.op === '=~' && m.value === `__${l}__`)))
     .map((s) => s.name ?? '');
 }
 
@@ -135,8 +142,11 @@ export function foreignDatasources(json: unknown, path = '$'): string[] {
   return out;
 }
 
-/** Metrics whose series are one per validator (a `node_id` label); avax_node_info is one per node. */
-const PER_VALIDATOR = new Set(Object.entries(METRICS).flatMap(([name, def]) => ((def.labels as readonly string[]).includes('node_id') && name !== 'avax_node_info' ? [name] : [])));
+/** Metrics whose series are one per validator (a `node_id` label; avax_node_info is one per node), and the avax_validator:* recording rules. */
+const PER_VALIDATOR = new Set([
+  ...Object.entries(METRICS).flatMap(([name, def]) => ((def.labels as readonly string[]).includes('node_id') && name !== 'avax_node_info' ? [name] : [])),
+  ...[...recordedNames(loadRulesFiles())].filter((r) => r.startsWith('avax_validator:')),
+]);
 
 describe('the helpers this test relies on', () => {
   it('boundedBy: topk/bottomk at the top, in parentheses or on a side of `and`', () => {
@@ -158,6 +168,7 @@ describe('the helpers this test relies on', () => {
 
   it('unfiltered and groupingsWithoutCluster find what a query forgot', () => {
     expect(unfiltered('avax_node_healthy{cluster=~"__cluster__", job=~"__job__"} or up{job=~"__job__"} or avax:threshold:min_peers')).toEqual(['up']);
+    expect(unfiltered('avax_validator:watched:max{cluster=~"__cluster__"} or avax_node:down:max')).toEqual(['avax_node:down:max']);
     expect(groupingsWithoutCluster('max by (node) (m) - on (cluster, node) group_left (version) n * on () k / ignoring (a) sum by (cluster) (x) + on (node) y')).toEqual(['(node)', '(node)']);
   });
 
