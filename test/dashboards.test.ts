@@ -255,6 +255,17 @@ describe.each(dashboards.map((d) => [d.name, d.dashboard] as const))('%s', (_nam
     }
   });
 
+  it('lays its panels out without overlap, within the 24 columns', () => {
+    const ps = allPanels(d).map((p) => ({ id: p.id, g: (p as Panel & { gridPos?: { x: number; y: number; w: number; h: number } }).gridPos }));
+    for (const { id, g } of ps) {
+      expect(g, `panel ${id} has no gridPos`).toBeDefined();
+      if (g) expect(g.x + g.w, `panel ${id}`).toBeLessThanOrEqual(24);
+    }
+    for (const [i, a] of ps.entries())
+      for (const b of ps.slice(i + 1))
+        if (a.g && b.g) expect(a.g.x < b.g.x + b.g.w && b.g.x < a.g.x + a.g.w && a.g.y < b.g.y + b.g.h && b.g.y < a.g.y + a.g.h, `panels ${a.id} and ${b.id} overlap`).toBe(false);
+  });
+
   it('colours no peer count: a node has over a thousand peers on mainnet', () => {
     for (const p of allPanels(d)) {
       const metrics = exprsOf(p).flatMap((e) => metricNamesOf(placeheld(e, d)));
