@@ -10,7 +10,6 @@
  * Prometheus (with the node taken down for the DOWN tiles).
  */
 import { parser } from '@prometheus-io/lezer-promql';
-import type { SyntaxNode } from '@lezer/common';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../src/exposition/metric-defs.js';
 import {
@@ -30,6 +29,9 @@ import {
   type Panel,
   type TemplateVariable,
 } from './helpers/promql-contract.js';
+
+/** A node of a parsed PromQL tree (the parser's own type, without depending on @lezer/common). */
+type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 
 const dashboards = loadDashboards();
 const byName = (name: string) => {
@@ -69,10 +71,10 @@ function nodesOf(top: SyntaxNode): SyntaxNode[] {
  * expression itself is `topk(n, …)`/`bottomk(n, …)` with n ≤ k (in parentheses or not), or an
  * `and` whose either side is bounded.
  */
-export function boundedBy(expr: string, k: number): boolean {
+function boundedBy(expr: string, k: number): boolean {
   const bounded = (n: SyntaxNode | null): boolean => {
     if (!n) return false;
-    if (n.name === 'PromQL' || n.name === 'ParenExpr') return bounded(n.lastChild?.name === ')' ? n.firstChild?.nextSibling ?? null : n.firstChild);
+    if (n.name === 'PromQL' || n.name === 'ParenExpr') return bounded(n.lastChild?.name === ')' ? (n.firstChild?.nextSibling ?? null) : n.firstChild);
     if (n.name === 'AggregateExpr') {
       const op = n.getChild('AggregateOp')?.firstChild?.name;
       const param = n.getChild('FunctionCallBody')?.getChild('NumberDurationLiteral');
@@ -91,14 +93,18 @@ export function boundedBy(expr: string, k: number): boolean {
  * Whether an expression's series may be one per validator: false only when its outermost
  * operation is an aggregation `by (…)` without node_id (a per-node or per-network result).
  */
-export function mayBePerValidator(expr: string): boolean {
+function mayBePerValidator(expr: string): boolean {
   let n: SyntaxNode | null = parse(expr).firstChild;
   while (n?.name === 'ParenExpr') n = n.firstChild?.nextSibling ?? null;
   if (n?.name !== 'AggregateExpr') return true;
   const op = n.getChild('AggregateOp')?.firstChild?.name;
   const mod = n.getChild('AggregateModifier');
   if (op === 'Topk' || op === 'Bottomk' || !mod?.getChild('By')) return true;
-  const labels = mod.getChild('GroupingLabels')?.getChildren('LabelName').map((l) => expr.slice(l.from, l.to)) ?? [];
+  const labels =
+    mod
+      .getChild('GroupingLabels')
+      ?.getChildren('LabelName')
+      .map((l) => expr.slice(l.from, l.to)) ?? [];
   return labels.includes('node_id');
 }
 
@@ -107,16 +113,20 @@ export function mayBePerValidator(expr: string): boolean {
  * scrape series need both; recording rules, which aggregate `job` away but keep `cluster`,
  * need `$cluster`; the `avax:threshold:*` constants have neither label.
  */
-export function unfiltered(expr: string): string[] {
+function unfiltered(expr: string): string[] {
   const needs = (name: string) =>
-    Object.hasOwn(METRICS, name) || PROMETHEUS_BUILTINS.has(name) ? ['cluster', 'job'] : name.includes(':') && !name.startsWith('avax:threshold:') ? ['cluster'] : [];
+    Object.hasOwn(METRICS, name) || PROMETHEUS_BUILTINS.has(name)
+      ? ['cluster', 'job']
+      : name.includes(':') && !name.startsWith('avax:threshold:')
+        ? ['cluster']
+        : [];
   return selectorsOf(expr)
     .filter((s) => s.name !== undefined && !needs(s.name).every((l) => s.matchers.some((m) => m.label === l && m.op === '=~' && m.value === `__${l}__`)))
     .map((s) => s.name ?? '');
 }
 
 /** `by (…)` and `on (…)` label lists that are not empty and leave out `cluster`. */
-export function groupingsWithoutCluster(expr: string): string[] {
+function groupingsWithoutCluster(expr: string): string[] {
   return nodesOf(parse(expr))
     .filter((n) => n.name === 'GroupingLabels' && (n.prevSibling?.name === 'By' || n.prevSibling?.name === 'On'))
     .map((n) => n.getChildren('LabelName').map((l) => expr.slice(l.from, l.to)))
@@ -125,7 +135,7 @@ export function groupingsWithoutCluster(expr: string): string[] {
 }
 
 /** Data source references other than the `${datasource}` variable (and Grafana's built-in annotations). */
-export function foreignDatasources(json: unknown, path = '$'): string[] {
+function foreignDatasources(json: unknown, path = '$'): string[] {
   if (Array.isArray(json)) return json.flatMap((x, i) => foreignDatasources(x, `${path}[${i}]`));
   if (!json || typeof json !== 'object') return [];
   const out: string[] = [];
@@ -169,13 +179,17 @@ describe('the helpers this test relies on', () => {
   it('unfiltered and groupingsWithoutCluster find what a query forgot', () => {
     expect(unfiltered('avax_node_healthy{cluster=~"__cluster__", job=~"__job__"} or up{job=~"__job__"} or avax:threshold:min_peers')).toEqual(['up']);
     expect(unfiltered('avax_validator:watched:max{cluster=~"__cluster__"} or avax_node:down:max')).toEqual(['avax_node:down:max']);
-    expect(groupingsWithoutCluster('max by (node) (m) - on (cluster, node) group_left (version) n * on () k / ignoring (a) sum by (cluster) (x) + on (node) y')).toEqual(['(node)', '(node)']);
+    expect(
+      groupingsWithoutCluster('max by (node) (m) - on (cluster, node) group_left (version) n * on () k / ignoring (a) sum by (cluster) (x) + on (node) y'),
+    ).toEqual(['(node)', '(node)']);
   });
 
   it('foreignDatasources finds a hard-coded uid', () => {
-    expect(foreignDatasources({ panels: [{ datasource: { type: 'prometheus', uid: '${datasource}' }, targets: [{ datasource: { type: 'prometheus', uid: 'P1809F7CD0C75ACF3' } }] }] })).toEqual([
-      '$.panels[0].targets[0].datasource = {"type":"prometheus","uid":"P1809F7CD0C75ACF3"}',
-    ]);
+    expect(
+      foreignDatasources({
+        panels: [{ datasource: { type: 'prometheus', uid: '${datasource}' }, targets: [{ datasource: { type: 'prometheus', uid: 'P1809F7CD0C75ACF3' } }] }],
+      }),
+    ).toEqual(['$.panels[0].targets[0].datasource = {"type":"prometheus","uid":"P1809F7CD0C75ACF3"}']);
     expect(foreignDatasources({ panels: [{ datasource: { type: 'prometheus', uid: '${DS_PROMETHEUS}' } }] })).toHaveLength(1);
     expect(foreignDatasources({ panels: [{ datasource: 'Prometheus' }] })).toHaveLength(1);
   });
@@ -193,13 +207,8 @@ describe.each(dashboards.map((d) => [d.name, d.dashboard] as const))('%s', (_nam
     expect(foreignDatasources(d)).toEqual([]);
     // __requires names the data source and every panel type, so the import checks for them.
     const types = [...new Set(allPanels(d).map((p) => p.type))];
-    expect(d.__requires).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ type: 'grafana' }),
-        expect.objectContaining({ type: 'datasource', id: 'prometheus' }),
-        ...types.map((t) => expect.objectContaining({ type: 'panel', id: t })),
-      ]),
-    );
+    const required = new Set((d.__requires ?? []).map((r) => `${r.type ?? ''}/${r.id ?? ''}`));
+    expect([...required]).toEqual(expect.arrayContaining(['grafana/grafana', 'datasource/prometheus', ...types.map((t) => `panel/${t ?? ''}`)]));
   });
 
   it('has $cluster (All matches an empty label) and $job variables first, and every query filters on both and keeps cluster in its groupings', () => {
@@ -212,7 +221,11 @@ describe.each(dashboards.map((d) => [d.name, d.dashboard] as const))('%s', (_nam
     expect(job).toMatchObject({ type: 'query', includeAll: true, multi: true });
     // All of $job is the list of exporter jobs, never `.+` (that would match every job, `up` of other exporters included).
     expect(job?.allValue).toBeUndefined();
-    expect(parseVariableQuery(variableQueryText(job as TemplateVariable) ?? '')).toEqual({ kind: 'label_values', label: 'job', selector: 'avax_exporter_build_info{cluster=~"$cluster"}' });
+    expect(parseVariableQuery(variableQueryText(job as TemplateVariable) ?? '')).toEqual({
+      kind: 'label_values',
+      label: 'job',
+      selector: 'avax_exporter_build_info{cluster=~"$cluster"}',
+    });
 
     const queries = [
       ...allPanels(d).flatMap((p) => exprsOf(p).map((e) => ({ where: `panel ${p.id} "${p.title ?? ''}"`, expr: e }))),
@@ -251,7 +264,10 @@ describe.each(dashboards.map((d) => [d.name, d.dashboard] as const))('%s', (_nam
       if (!metrics.some((m) => /uptime.*_ratio$/.test(m))) continue;
       const steps = (p.fieldConfig?.defaults?.thresholds?.steps ?? []).map((s) => s.value).filter((v) => v !== null);
       expect([[], [0, 0.05]], `panel ${p.id} "${p.title ?? ''}" thresholds`).toContainEqual(steps);
-      if (steps.length > 0) expect(metrics, `panel ${p.id} "${p.title ?? ''}" is coloured as a margin over the reward threshold`).toContain('avax_validator_reward_uptime_threshold_ratio');
+      if (steps.length > 0)
+        expect(metrics, `panel ${p.id} "${p.title ?? ''}" is coloured as a margin over the reward threshold`).toContain(
+          'avax_validator_reward_uptime_threshold_ratio',
+        );
     }
   });
 
@@ -263,7 +279,10 @@ describe.each(dashboards.map((d) => [d.name, d.dashboard] as const))('%s', (_nam
     }
     for (const [i, a] of ps.entries())
       for (const b of ps.slice(i + 1))
-        if (a.g && b.g) expect(a.g.x < b.g.x + b.g.w && b.g.x < a.g.x + a.g.w && a.g.y < b.g.y + b.g.h && b.g.y < a.g.y + a.g.h, `panels ${a.id} and ${b.id} overlap`).toBe(false);
+        if (a.g && b.g)
+          expect(a.g.x < b.g.x + b.g.w && b.g.x < a.g.x + a.g.w && a.g.y < b.g.y + b.g.h && b.g.y < a.g.y + a.g.h, `panels ${a.id} and ${b.id} overlap`).toBe(
+            false,
+          );
   });
 
   it('colours no peer count: a node has over a thousand peers on mainnet', () => {
@@ -277,11 +296,19 @@ describe.each(dashboards.map((d) => [d.name, d.dashboard] as const))('%s', (_nam
 
 describe('a dead node shows DOWN, not a missing tile', () => {
   const isRed = (p: Panel, value: number) =>
-    (p.fieldConfig?.defaults?.mappings ?? []).some((m) => m.type === 'value' && m.options?.[String(value)]?.text === 'DOWN' && m.options[String(value)]?.color === 'red');
+    (p.fieldConfig?.defaults?.mappings ?? []).some(
+      (m) => m.type === 'value' && m.options?.[String(value)]?.text === 'DOWN' && m.options[String(value)]?.color === 'red',
+    );
 
   /** The node tile: avax_source_up of the info source, 0 → DOWN, with a fallback for a node whose series went away. */
   const nodeTile = (d: Dashboard) =>
-    allPanels(d).find((p) => p.type === 'stat' && exprsOf(p).some((e) => selectorsOf(placeheld(e, d)).some((s) => s.name === 'avax_source_up' && s.matchers.some((m) => m.label === 'source' && m.value === 'info'))));
+    allPanels(d).find(
+      (p) =>
+        p.type === 'stat' &&
+        exprsOf(p).some((e) =>
+          selectorsOf(placeheld(e, d)).some((s) => s.name === 'avax_source_up' && s.matchers.some((m) => m.label === 'source' && m.value === 'info')),
+        ),
+    );
 
   it.each(['avax-fleet-overview', 'avax-validators'])('%s has a node tile keyed on the info source, 0 mapped to a red DOWN, with an `or` fallback', (name) => {
     const d = byName(name);
@@ -303,7 +330,8 @@ describe('a dead node shows DOWN, not a missing tile', () => {
     for (const p of tiles) {
       expect(downValues(p), `panel "${p.title ?? ''}"`).toHaveLength(1);
       expect(isRed(p, downValues(p)[0] as number), `panel "${p.title ?? ''}"`).toBe(true);
-      for (const e of exprsOf(p)) expect(e, `panel "${p.title ?? ''}"`).toMatch(/\bor\s+max by \(cluster, node\) \(last_over_time\(avax_source_up\{[^}]*source="info"[^}]*\}\[1h\]\)\)/);
+      for (const e of exprsOf(p))
+        expect(e, `panel "${p.title ?? ''}"`).toMatch(/\bor\s+max by \(cluster, node\) \(last_over_time\(avax_source_up\{[^}]*source="info"[^}]*\}\[1h\]\)\)/);
     }
   });
 
@@ -332,8 +360,14 @@ describe('avax-validators', () => {
 
   it("shows the network's view (info.uptime) of each node's own validation, and labels the per-node view as such", () => {
     const [own] = titled(/network's view of each node's own validation/i);
-    expect(own && exprsOf(own).flatMap((e) => metricNamesOf(placeheld(e, d)))).toEqual(expect.arrayContaining(['avax_node_uptime_weighted_average_ratio', 'avax_validator_reward_uptime_threshold_ratio']));
-    const perNode = allPanels(d).filter((p) => exprsOf(p).some((e) => metricNamesOf(placeheld(e, d)).includes('avax_validator_uptime_ratio') && /seen by \{\{node\}\}/.test(p.targets?.[0]?.legendFormat ?? '')));
+    expect(own && exprsOf(own).flatMap((e) => metricNamesOf(placeheld(e, d)))).toEqual(
+      expect.arrayContaining(['avax_node_uptime_weighted_average_ratio', 'avax_validator_reward_uptime_threshold_ratio']),
+    );
+    const perNode = allPanels(d).filter((p) =>
+      exprsOf(p).some(
+        (e) => metricNamesOf(placeheld(e, d)).includes('avax_validator_uptime_ratio') && /seen by \{\{node\}\}/.test(p.targets?.[0]?.legendFormat ?? ''),
+      ),
+    );
     expect(perNode).toHaveLength(1);
     expect(perNode[0]?.title).toMatch(/as each watching node sees it/);
   });
@@ -343,7 +377,14 @@ describe('avax-validators', () => {
     const [expr] = margin ? exprsOf(margin) : [];
     expect(expr).toBeDefined();
     const names = metricNamesOf(placeheld(expr ?? '', d));
-    expect(names).toEqual(expect.arrayContaining(['avax_node_uptime_weighted_average_ratio', 'avax_data_api_validator_uptime_ratio', 'avax_validator_uptime_ratio', 'avax_validator_reward_uptime_threshold_ratio']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'avax_node_uptime_weighted_average_ratio',
+        'avax_data_api_validator_uptime_ratio',
+        'avax_validator_uptime_ratio',
+        'avax_validator_reward_uptime_threshold_ratio',
+      ]),
+    );
     // The watching nodes' views leave out a node's view of its own id.
     expect(expr).toMatch(/avax_validator_uptime_ratio\{[^}]*\} unless on \(cluster, node, node_id\) avax_node_info\{/);
     // So do the connected panels.
@@ -355,7 +396,15 @@ describe('avax-validators', () => {
 describe('avax-fleet-overview', () => {
   it('colours each node by the P-Chain stake it is connected to', () => {
     const d = byName('avax-fleet-overview');
-    const p = allPanels(d).find((x) => x.type === 'stat' && exprsOf(x).some((e) => selectorsOf(placeheld(e, d)).some((s) => s.name === 'avax_node_connected_stake_ratio' && s.matchers.some((m) => m.label === 'chain' && m.value === 'P'))));
+    const p = allPanels(d).find(
+      (x) =>
+        x.type === 'stat' &&
+        exprsOf(x).some((e) =>
+          selectorsOf(placeheld(e, d)).some(
+            (s) => s.name === 'avax_node_connected_stake_ratio' && s.matchers.some((m) => m.label === 'chain' && m.value === 'P'),
+          ),
+        ),
+    );
     expect(p?.fieldConfig?.defaults?.unit).toBe('percentunit');
     expect(p?.fieldConfig?.defaults?.thresholds?.steps?.map((s) => s.value)).toEqual([null, 0.8, 0.9]);
   });
