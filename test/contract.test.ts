@@ -175,13 +175,14 @@ describe('the check catches a rename (mutation test)', () => {
     const before = checkQueries(dashboardQueries(df), known);
     const copy = mutatedCopy(df, (json) => {
       const v = json.templating?.list?.find((x) => x.name === 'node_id');
-      expect(v && variableQueryText(v)).toBe('label_values(avax_validator_active, node_id)');
-      if (v) v.query = { query: 'label_values(avax_validator_is_active, node_id)' };
+      const text = v && variableQueryText(v);
+      expect(text).toBe('label_values(avax_validator_watched{cluster=~"$cluster", job=~"$job", node=~"$node"}, node_id)');
+      if (v && text) v.query = { query: text.replace('avax_validator_watched', 'avax_validator_is_watched') };
     });
     expect(added(before, checkQueries(dashboardQueries(copy), known))).toEqual([
       {
-        where: 'avax-validators.json: variable $node_id (label_values(avax_validator_is_active, node_id))',
-        message: 'unknown metric avax_validator_is_active',
+        where: 'avax-validators.json: variable $node_id (label_values(avax_validator_is_watched{cluster=~"$cluster", job=~"$job", node=~"$node"}, node_id))',
+        message: 'unknown metric avax_validator_is_watched',
       },
     ]);
   });
@@ -190,9 +191,9 @@ describe('the check catches a rename (mutation test)', () => {
     const df = dashboards.find((d) => d.name === 'avax-fleet-overview') as DashboardFile;
     const before = checkQueries(dashboardQueries(df), known);
     const copy = mutatedCopy(df, (json) => {
-      const t = allPanels(json).find((p) => p.title === 'Health')?.targets?.[0];
-      expect(t?.expr).toBe('avax_node_healthy{node=~"$node"}');
-      if (t) t.expr = 'avax_node_healthy{instance_name=~"$nodes"}';
+      const t = allPanels(json).find((p) => p.title === 'Node health over time')?.targets?.[0];
+      expect(t?.expr).toBe('avax_node_healthy{cluster=~"$cluster", job=~"$job", node=~"$node"}');
+      if (t) t.expr = 'avax_node_healthy{cluster=~"$cluster", job=~"$job", instance_name=~"$nodes"}';
     });
     expect(
       added(before, checkQueries(dashboardQueries(copy), known))
@@ -214,7 +215,7 @@ describe('the check catches a rename (mutation test)', () => {
     expect(new Set(news.map((p) => p.message))).toEqual(new Set(['unknown metric avax_validator_connected']));
     expect(news.map((p) => p.where)).toEqual(
       expect.arrayContaining([
-        expect.stringContaining('avax-validators.json: panel "Connected"'),
+        expect.stringContaining('avax-validators.json: panel "Connected, as other nodes see it'),
         expect.stringContaining('record avax_validator:connected:max'),
       ]),
     );
@@ -253,9 +254,9 @@ describe('dashboard conventions', () => {
   });
 
   describe.each(dashboards.map((d) => [d.name, d] as const))('%s', (name, { dashboard: d }) => {
-    it('imports anywhere: __inputs DS_PROMETHEUS, a DS_PROMETHEUS data source variable, no numeric id', () => {
+    it('imports anywhere: __inputs DS_PROMETHEUS, a `datasource` data source variable, no numeric id', () => {
       expect(d.__inputs).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'DS_PROMETHEUS', type: 'datasource', pluginId: 'prometheus' })]));
-      expect(d.templating?.list).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'DS_PROMETHEUS', type: 'datasource', query: 'prometheus' })]));
+      expect(d.templating?.list).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' })]));
       expect(d.id ?? null).toBeNull();
     });
 
@@ -289,7 +290,7 @@ describe('dashboard conventions', () => {
       expect(links.some((l) => /docs\/runbook\.md/.test(l.url ?? ''))).toBe(true);
     });
 
-    it('every panel has a title, a unit, a query and the ${DS_PROMETHEUS} data source; panel ids are unique', () => {
+    it('every panel has a title, a unit, a query and the ${datasource} data source; panel ids are unique', () => {
       const panels = allPanels(d).filter((p) => p.type !== 'row');
       expect(panels.length).toBeGreaterThan(0);
       const ids = panels.map((p) => p.id);
@@ -299,12 +300,12 @@ describe('dashboard conventions', () => {
         expect(p.title?.trim(), `panel ${p.id} has no title`).toBeTruthy();
         expect(p.fieldConfig?.defaults?.unit?.trim(), `${label} has no unit`).toBeTruthy();
         expect((p.targets ?? []).filter((t) => t.expr?.trim()).length, `${label} has no query`).toBeGreaterThan(0);
-        expect(p.datasource, label).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+        expect(p.datasource, label).toEqual({ type: 'prometheus', uid: '${datasource}' });
         for (const t of p.targets ?? [])
-          expect(t.datasource ?? p.datasource, `${label} target ${t.refId}`).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+          expect(t.datasource ?? p.datasource, `${label} target ${t.refId}`).toEqual({ type: 'prometheus', uid: '${datasource}' });
       }
       for (const v of (d.templating?.list ?? []).filter((x) => x.type === 'query'))
-        expect(v.datasource, `variable ${v.name}`).toEqual({ type: 'prometheus', uid: '${DS_PROMETHEUS}' });
+        expect(v.datasource, `variable ${v.name}`).toEqual({ type: 'prometheus', uid: '${datasource}' });
     });
   });
 });

@@ -22,13 +22,21 @@ export const ALERTS_DIR = join(ROOT, 'alerts');
 // ------------------------------------------------------------------ dashboards
 
 /** The parts of a Grafana dashboard JSON model the checks read. */
+/** A Grafana value mapping: `options` maps a value (as text) to its display. */
+export interface ValueMapping {
+  type?: string;
+  options?: Record<string, { text?: string; color?: string }>;
+}
 export interface Panel {
   id?: number;
   type?: string;
   title?: string;
+  description?: string;
   datasource?: { type?: string; uid?: string } | null;
-  fieldConfig?: { defaults?: { unit?: string } };
-  targets?: { refId?: string; expr?: string; datasource?: { type?: string; uid?: string } | null; hide?: boolean }[];
+  fieldConfig?: {
+    defaults?: { unit?: string; mappings?: ValueMapping[]; thresholds?: { mode?: string; steps?: { color?: string; value?: number | null }[] } };
+  };
+  targets?: { refId?: string; expr?: string; legendFormat?: string; datasource?: { type?: string; uid?: string } | null; hide?: boolean }[];
   panels?: Panel[];
 }
 export interface TemplateVariable {
@@ -36,6 +44,12 @@ export interface TemplateVariable {
   type: string;
   query?: string | { query?: string };
   datasource?: { type?: string; uid?: string } | string | null;
+  includeAll?: boolean;
+  /** The value of All; without it Grafana sends the alternation of every value. */
+  allValue?: string;
+  multi?: boolean;
+  hide?: number;
+  current?: { text?: string | string[]; value?: string | string[] };
 }
 export interface Dashboard {
   uid?: string;
@@ -44,6 +58,7 @@ export interface Dashboard {
   tags?: string[];
   links?: { title?: string; type?: string; url?: string; tags?: string[] }[];
   __inputs?: { name?: string; type?: string; pluginId?: string }[];
+  __requires?: { type?: string; id?: string }[];
   panels?: Panel[];
   templating?: { list?: TemplateVariable[] };
   annotations?: { list?: { name?: string; builtIn?: number; expr?: string; datasource?: { type?: string; uid?: string } | null }[] };
@@ -78,6 +93,13 @@ export function allPanels(d: Dashboard): Panel[] {
   };
   walk(d.panels);
   return out;
+}
+
+/** The values a panel's value mappings show as DOWN (a node or the exporter that cannot be reached). */
+export function downValues(p: Panel): number[] {
+  return (p.fieldConfig?.defaults?.mappings ?? []).flatMap((m) =>
+    m.type === 'value' ? Object.entries(m.options ?? {}).flatMap(([value, shown]) => (shown.text === 'DOWN' ? [Number(value)] : [])) : [],
+  );
 }
 
 /** The variable query string of a Grafana template variable (string or object form). */
@@ -386,8 +408,12 @@ export const PROMETHEUS_BUILTINS = new Set([
   'ALERTS_FOR_STATE',
 ]);
 
-/** Labels Prometheus attaches to every scraped series (the dashboards' `$job`). */
-export const TARGET_LABELS = new Set(['job', 'instance']);
+/**
+ * Labels Prometheus attaches to every scraped series (the dashboards' `$job`), and
+ * `cluster`, the environment label an operator adds to the exporter's targets (or
+ * as an external label): the dashboards' `$cluster`, kept by the rules' aggregations.
+ */
+export const TARGET_LABELS = new Set(['job', 'instance', 'cluster']);
 
 /** What a query may select. */
 export interface KnownNames {
@@ -444,5 +470,12 @@ export function checkQueries(refs: QueryRef[], known: KnownNames): Problem[] {
             problems.push({ where: ref.where, message: `${sel.name} has no label ${m.label} (labels: ${def.labels.join(', ') || 'none'})` });
     }
   }
-  return problems;
+  // A name used twice in one query (e.g. a value and its `or` fallback) is one problem.
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.where}\n${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
