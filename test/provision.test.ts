@@ -27,7 +27,7 @@ interface World {
   sudo?: boolean;
   aptGet?: 'works' | 'fails' | 'absent';
   /** Tools present before the script runs. */
-  present: ('promtool' | 'prometheus' | 'chromium' | 'amtool')[];
+  present: ('promtool' | 'prometheus' | 'chromium' | 'amtool' | 'alertmanager')[];
 }
 
 function script(path: string, body: string): void {
@@ -47,27 +47,40 @@ function provision(world: World) {
     const found = spawnSync(BASH, ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
     if (found) symlinkSync(found, join(bin, name));
   }
-  const paths = { promtool: join(tools, 'promtool'), prometheus: join(tools, 'prometheus'), chromium: join(tools, 'chromium'), amtool: join(tools, 'amtool') };
+  const paths = {
+    promtool: join(tools, 'promtool'),
+    prometheus: join(tools, 'prometheus'),
+    chromium: join(tools, 'chromium'),
+    amtool: join(tools, 'amtool'),
+    alertmanager: join(tools, 'prometheus-alertmanager'),
+  };
   for (const t of world.present) script(paths[t], 'exit 0');
   script(join(bin, 'id'), `[ "$1" = -u ] && echo ${world.root ? 0 : 1000}`);
   if (world.sudo) script(join(bin, 'sudo'), '[ "$1" = -n ] && shift; "$@"');
   const log = join(dir, 'apt-get.log');
   if ((world.aptGet ?? 'works') !== 'absent') {
     // Installing a package puts its binaries where the suite looks for them.
-    const provides = `case "$p" in prometheus) touch ${paths.promtool} ${paths.prometheus}; chmod +x ${paths.promtool} ${paths.prometheus};; chromium) touch ${paths.chromium}; chmod +x ${paths.chromium};; prometheus-alertmanager) touch ${paths.amtool}; chmod +x ${paths.amtool};; esac`;
+    const provides = `case "$p" in prometheus) touch ${paths.promtool} ${paths.prometheus}; chmod +x ${paths.promtool} ${paths.prometheus};; chromium) touch ${paths.chromium}; chmod +x ${paths.chromium};; prometheus-alertmanager) touch ${paths.amtool} ${paths.alertmanager}; chmod +x ${paths.amtool} ${paths.alertmanager};; esac`;
     script(
       join(bin, 'apt-get'),
       `echo "$* (DEBIAN_FRONTEND=$DEBIAN_FRONTEND)" >> ${log}\n${world.aptGet === 'fails' ? 'echo "E: Unable to locate package" >&2; exit 100' : `if [ "$1" = install ]; then for p in "$@"; do ${provides}; done; fi`}`,
     );
   }
-  const env = { PATH: bin, PROMTOOL: paths.promtool, PROMETHEUS: paths.prometheus, CHROMIUM_PATH: paths.chromium, AMTOOL: paths.amtool };
+  const env = {
+    PATH: bin,
+    PROMTOOL: paths.promtool,
+    PROMETHEUS: paths.prometheus,
+    CHROMIUM_PATH: paths.chromium,
+    AMTOOL: paths.amtool,
+    ALERTMANAGER: paths.alertmanager,
+  };
   const r = spawnSync(BASH, [SCRIPT], { env, encoding: 'utf8', timeout: 20_000 });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout, apt: existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [] };
 }
 
 describe('npm test provisioning (test/tools/provision.sh)', () => {
   it('with every tool present, says nothing and installs nothing', () => {
-    const r = provision({ root: true, present: ['promtool', 'prometheus', 'chromium', 'amtool'] });
+    const r = provision({ root: true, present: ['promtool', 'prometheus', 'chromium', 'amtool', 'alertmanager'] });
     expect(r).toMatchObject({ status: 0, stderr: '', stdout: '', apt: [] });
   });
 
@@ -79,7 +92,7 @@ describe('npm test provisioning (test/tools/provision.sh)', () => {
   });
 
   it('with passwordless sudo, installs through it', () => {
-    const r = provision({ root: false, sudo: true, present: ['chromium', 'amtool'] });
+    const r = provision({ root: false, sudo: true, present: ['chromium', 'amtool', 'alertmanager'] });
     expect(r.status).toBe(0);
     expect(r.apt).toEqual(['update -qq (DEBIAN_FRONTEND=noninteractive)', 'install -y -qq prometheus (DEBIAN_FRONTEND=noninteractive)']);
   });
@@ -98,11 +111,11 @@ describe('npm test provisioning (test/tools/provision.sh)', () => {
     const r = provision({ root: true, aptGet: 'absent', present: [] });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('This is not a Debian/Ubuntu machine');
-    expect(r.stderr).toContain('PROMTOOL, PROMETHEUS, AMTOOL and CHROMIUM_PATH');
+    expect(r.stderr).toContain('PROMTOOL, PROMETHEUS, AMTOOL, ALERTMANAGER and CHROMIUM_PATH');
   });
 
   it('apt-get failing: shows its output and the command to run, exit 1', () => {
-    const r = provision({ root: true, aptGet: 'fails', present: ['promtool', 'prometheus', 'amtool'] });
+    const r = provision({ root: true, aptGet: 'fails', present: ['promtool', 'prometheus', 'amtool', 'alertmanager'] });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('E: Unable to locate package');
     expect(r.stderr).toContain("  sudo sh -c 'apt-get update && apt-get install -y chromium'");
