@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineSource } from '../source.js';
 import { isPartialSyncReport, primaryChainsRun, readHealthReport } from '../health/index.js';
-import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
+import { watchedSubnetChains } from '../subnet-chains.js';
 import { collectBootstrapped } from './collect.js';
 import { bootstrappedStatus } from './status.js';
 import type { BootstrappedValue } from './value.js';

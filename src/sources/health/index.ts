@@ -7,7 +7,7 @@ import { collectHealth } from './collect.js';
 import { healthChanges } from './changes.js';
 import { healthStatus } from './status.js';
 import type { HealthCheck, ChainNetworking, FutureUpgrade, HealthValue } from './value.js';
-export type { HealthCheck, ChainNetworking, FutureUpgrade, HealthValue } from './value.js';
+export type { ChainNetworking, FutureUpgrade, HealthValue } from './value.js';
 
 const checkSchema = z.object({
   message: z.unknown().optional(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UpstreamError } from '../../http/errors.js';
 import { finiteNumber } from '../../http/wire.js';
 import { defineSource } from '../source.js';
-import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
+import { watchedSubnetChains } from '../subnet-chains.js';
 import { collectL1Uptime } from './collect.js';
 import type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
 export { L1_CHAIN_STATES } from './value.js';

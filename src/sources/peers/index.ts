@@ -7,7 +7,7 @@ import { compareNodeVersions } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from './collect.js';
 import { readStakeEntry } from '../validators/validator-entry.js';
 import type { StakeMap, StakeAttempt, VersionStake, BenchedPeer, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
-export type { StakeMap, StakeAttempt, VersionStake, BenchedPeer, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
+export type { StakeAttempt, VersionStake, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
 
 const peerSchema = z.object({
   nodeID: z.string(),

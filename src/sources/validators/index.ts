@@ -6,7 +6,7 @@ import { collectValidators } from './collect.js';
 import { validatorChanges } from './changes.js';
 import { validatorsStatus } from './status.js';
 import { readValidatorEntry } from './validator-entry.js';
-import { lookupFailureOf, NOT_FOUND, type ValidationLookup } from './validation-lookup.js';
+import { lookupFailureOf, NOT_FOUND } from './validation-lookup.js';
 import type { FailureReason } from '../../http/errors.js';
 import type { ValidatorRecord, SubnetValidators, ValidatorsValue } from './value.js';
 export type { ValidatorRecord, SubnetValidators, ValidatorsValue } from './value.js';
