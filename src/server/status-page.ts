@@ -29,13 +29,11 @@ export {
   formatDuration,
   l1BalanceLevel,
   l1RunwayLevel,
-  LEVEL_LABELS,
   MAX_ROWS,
   STATUS_THRESHOLDS,
   timeLeftLevel,
   uptimeLevel,
   worstLevel,
-  type Level,
 } from './status-kit.js';
 
 /** An HTML id for a node's section (letters, digits, `-` and `_` only, so it is safe in any attribute). Pure. */

@@ -5,8 +5,7 @@ import { defineSource } from '../source.js';
 import { watchedSubnetChains } from '../subnet-chains.js';
 import { collectL1Uptime } from './collect.js';
 import type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
-export { L1_CHAIN_STATES } from './value.js';
-export type { L1UptimeRecord, L1ChainState, L1ChainUptimes, L1UptimeValue } from './value.js';
+export type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
 
 /**
  * One entry of the Subnet-EVM validators API. Unlike the P-Chain, numbers are
