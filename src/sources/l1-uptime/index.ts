@@ -5,7 +5,6 @@ import { defineSource } from '../source.js';
 import { watchedSubnetChains } from '../subnet-chains.js';
 import { collectL1Uptime } from './collect.js';
 import type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
-
 export type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
 
 /**
