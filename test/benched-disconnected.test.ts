@@ -13,6 +13,7 @@ import { MAX_BENCHED_PEERS, benchedPeersFrom, peersResult, peersValueFrom, watch
 import type { Sample } from '../src/exposition/metric-defs.js';
 import { fixtureResult, loadFixture } from './helpers/fixtures.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const L1_CHAIN = FIXTURE_IDS.l1ChainId;
@@ -174,7 +175,7 @@ describe('through the daemon', () => {
     for (const p of node.state.peers) p.benched = [];
     const back = node.state.peers.find((p) => p.nodeId === last);
     if (back) back.benched = ['P'];
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const after = await scrape(daemon);
     expect(seriesOf(after, 'avax_node_peer_benched')).toEqual([{ labels: { node: 'fake', peer_node_id: last, chain: 'P' }, value: 1 }]);
     expect(valueOf(after, 'avax_node_peers_benched_omitted', { node: 'fake' })).toBe(0);
@@ -201,7 +202,7 @@ describe('through the daemon', () => {
 
     node.setChainNetworking('P', [GONE_2], 0.9995);
     node.setChainNetworking(L1_CHAIN, [GONE_1, FIXTURE_IDS.l1InactiveNodeId], 0.5);
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const after = await scrape(daemon);
     expect(valueOf(after, 'avax_validator_disconnected', { node: 'fake', node_id: GONE_1, chain: 'P' })).toBe(0);
     expect(valueOf(after, 'avax_node_disconnected_validators', { node: 'fake', chain: 'P' })).toBe(1);

@@ -15,6 +15,7 @@ import { defineSource } from '../src/sources/source.js';
 import { StateStore } from '../src/state/store.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { callsInOneRound, perTestResources, scrape, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;
 const L1_CHAIN = FIXTURE_IDS.l1ChainId;
@@ -42,9 +43,9 @@ describe('bootstrapped from the health report', () => {
     node.state.bootstrapped['C'] = false;
     // Rounds only through pollNow (C's own APIs answer 503 while it bootstraps, so not every source comes up).
     const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url, watch: { subnet_ids: [L1] } }], poll: { interval: '1h', timeout: '2s' } });
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     node.clearCalls();
-    await daemon.pollNow();
+    await testHandle(daemon).pollNow();
     expect(isBootstrappedChains(node).sort()).toEqual(['C', 'P', 'X', L1_CHAIN].sort());
     let text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'n', source: 'bootstrapped' })).toBe(1);
@@ -61,7 +62,7 @@ describe('bootstrapped from the health report', () => {
     node.state.bootstrapped['C'] = true;
     node.state.bootstrapped[L1_CHAIN] = false;
     node.clearCalls();
-    await daemon.pollNow();
+    await testHandle(daemon).pollNow();
     expect(isBootstrappedChains(node)).toHaveLength(4);
     text = await scrape(daemon);
     expect(valueOf(text, 'avax_node_bootstrapped', { node: 'n', chain: 'C' })).toBe(1);
@@ -70,7 +71,7 @@ describe('bootstrapped from the health report', () => {
     // Done bootstrapping: the check passes and the chains are no longer asked one by one.
     node.state.bootstrapped[L1_CHAIN] = true;
     node.clearCalls();
-    await daemon.pollNow();
+    await testHandle(daemon).pollNow();
     expect(isBootstrappedChains(node)).toEqual([]);
     text = await scrape(daemon);
     for (const chain of ['P', 'X', 'C', L1_CHAIN]) expect(valueOf(text, 'avax_node_bootstrapped', { node: 'n', chain }), chain).toBe(1);
@@ -104,9 +105,9 @@ describe('bootstrapped from the health report', () => {
       node.state.bootstrapped['C'] = false;
       node.setFault('GET /ext/health', fault);
       const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '1h', timeout: '1s' } });
-      await daemon.waitForRounds(1);
+      await testHandle(daemon).waitForRounds(1);
       node.clearCalls();
-      await daemon.pollNow();
+      await testHandle(daemon).pollNow();
       expect(isBootstrappedChains(node).sort()).toEqual(['C', 'P', 'X']);
       const text = await scrape(daemon);
       expect(valueOf(text, 'avax_source_up', { node: 'n', source: 'bootstrapped' })).toBe(1);

@@ -13,6 +13,7 @@ import { NODE_SOURCES } from '../src/sources/index.js';
 const POLLED_SOURCES = NODE_SOURCES.filter((s) => s.name !== 'l1_uptime').map((s) => s.name);
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type TestDaemon } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const KEY = 'e2e-data-api-key-4b1d9c';
@@ -55,7 +56,7 @@ async function daemonFor(node: FakeNode, api: FakeDataApi, dataApi: Record<strin
 }
 
 function dataApiPoller(daemon: Daemon) {
-  const p = daemon.pollers.find((x) => x.name === 'data_api');
+  const p = testHandle(daemon).pollers.find((x) => x.name === 'data_api');
   if (!p) throw new Error('no Data API poller');
   return p;
 }
@@ -74,7 +75,7 @@ async function waitDataApiUp(daemon: Daemon, timeoutMs = 10_000): Promise<string
 async function dataApiRounds(daemon: Daemon, n: number): Promise<void> {
   const target = dataApiPoller(daemon).completedRounds + n;
   await eventually(() => dataApiPoller(daemon).completedRounds >= target, 10_000, 20);
-  await daemon.waitForRounds(1);
+  await testHandle(daemon).waitForRounds(1);
 }
 
 describe('end to end with the Data API', () => {
@@ -229,9 +230,13 @@ describe('end to end with the Data API', () => {
     const unserved = await fakeDataApi();
     const t = await daemonFor(local, unserved);
     await waitUntilAllUp(t.daemon);
-    await t.daemon.waitForRounds(2);
+    await testHandle(t.daemon).waitForRounds(2);
     expect(unserved.calls).toEqual([]);
-    expect(t.daemon.store.all().filter((s) => s.node === 'data_api')).toEqual([]);
+    expect(
+      testHandle(t.daemon)
+        .store.all()
+        .filter((s) => s.node === 'data_api'),
+    ).toEqual([]);
     const warn = t.logs.lines.filter((l) => l['node'] === 'data_api' && l['level'] === 40);
     expect(warn).toHaveLength(1);
     expect(String(warn[0]?.['msg'])).toMatch(/network id 12345, which the Data API does not serve/);
@@ -250,9 +255,9 @@ describe('end to end with the Data API', () => {
     const off = await fakeDataApi();
     const t = await daemonFor(node, off, { enabled: false });
     await waitUntilAllUp(t.daemon);
-    await t.daemon.waitForRounds(2);
+    await testHandle(t.daemon).waitForRounds(2);
     expect(off.calls).toEqual([]);
-    expect(t.daemon.pollers.map((p) => p.name)).toEqual(['fake']);
+    expect(testHandle(t.daemon).pollers.map((p) => p.name)).toEqual(['fake']);
   });
 
   it('promtool check metrics accepts the exposition with the Data API series', async () => {

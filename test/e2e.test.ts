@@ -9,6 +9,7 @@ import { NODE_SOURCES } from '../src/sources/index.js';
 import { FAILURE_REASONS } from '../src/http/errors.js';
 import { START_SPACING_MS, startSpread, type PollerHandle } from '../src/scheduler.js';
 import { callsInOneRound, eventually, scrape, scrapeGzipRaw, seriesOf, perTestResources, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const L1 = FIXTURE_IDS.l1SubnetId;
@@ -77,7 +78,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     self.uptime = 75;
     node.failCheck('network', 'not connected to enough stake');
     node.state.heights.P += 5n;
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const text = await scrape(daemon);
     const v = { node: 'fake', node_id: SELF, subnet: PRIMARY_NETWORK_ID };
     expect(valueOf(text, 'avax_validator_connected', v)).toBe(0);
@@ -96,7 +97,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     // A validator that leaves the set: watched, so active 0 and nothing else; recovery logs once.
     node.state.primaryValidators = node.state.primaryValidators.filter((x) => x.nodeId !== FIXTURE_IDS.disconnectedValidatorNodeId);
     node.passCheck('network');
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const after = await scrape(daemon);
     const gone = { node: 'fake', node_id: FIXTURE_IDS.disconnectedValidatorNodeId, subnet: PRIMARY_NETWORK_ID };
     expect(valueOf(after, 'avax_validator_active', gone)).toBe(0);
@@ -115,7 +116,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     const leaving = FIXTURE_IDS.disconnectedValidatorNodeId;
     expect(valueOf(before, 'avax_validator_active', { node_id: leaving })).toBe(1);
     node.state.primaryValidators = node.state.primaryValidators.filter((x) => x.nodeId !== leaving);
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const after = await scrape(daemon);
     expect(seriesOf(after, 'avax_validator_active', { node_id: leaving })).toEqual([]);
     expect(after).not.toContain(leaving);
@@ -131,7 +132,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     await waitUntilAllUp(daemon);
     expect(valueOf(await scrape(daemon), 'avax_chain_height', { node: 'fake', chain: 'P' })).toBeGreaterThan(0);
     await node.stop();
-    await daemon.waitForRounds(2); // the round in flight may have finished before the stop
+    await testHandle(daemon).waitForRounds(2); // the round in flight may have finished before the stop
     const down = await scrape(daemon);
     for (const source of NODE_SOURCES_NO_SUBNET) expect(valueOf(down, 'avax_source_up', { node: 'fake', source }), source).toBe(0);
     // A source with nothing to ask of this node (no watched subnet) is not polled, so it reports nothing at all.
@@ -181,7 +182,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     ).toEqual(['a', 'b']);
     expect(valueOf(text, 'avax_chain_height', { node: 'b', chain: 'P' })).toBe(777);
     a.setFault('*', { kind: 'status', status: 502 });
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'a', source: 'info' })).toBe(0);
     expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'a', source: 'info', reason: 'http_status' })).toBeGreaterThanOrEqual(1);
@@ -194,7 +195,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     await waitUntilAllUp(daemon);
     node.state.networkId = 5;
     node.state.heights.P = 1n;
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'info' })).toBe(0);
     expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'fake', source: 'info', reason: 'network_mismatch' })).toBeGreaterThanOrEqual(1);
@@ -219,7 +220,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     const node = await fakeNode();
     node.setFault('info.peers', { kind: 'status', status: 500, body: '<b>boom</b>' });
     const { daemon } = await daemonFor({ nodes: [{ name: 'fake', url: node.url }] });
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     const gz = await scrapeGzipRaw(daemon);
     expect(gz.encoding).toBe('gzip');
     expect(gz.text).toBe(await scrape(daemon));
@@ -247,7 +248,7 @@ describe('end to end against a fake AvalancheGo node', () => {
     const res = await fetch(`${daemon.url}/metrics`);
     expect(res.status).toBe(200);
     expect(valueOf(await res.text(), 'avax_exporter_ready')).toBe(0);
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'fake', source: 'info', reason: 'timeout' })).toBe(1);
     expect(valueOf(text, 'avax_source_poll_duration_seconds', { node: 'fake', source: 'info' })).toBeLessThan(1.9);

@@ -10,6 +10,7 @@ import { ExpositionRenderer, MAX_LABEL_LENGTH, sanitizeLabelValue } from '../src
 import { FakeNode } from '../src/fake/fake-node.js';
 import { generatePeers, generateValidators } from '../src/fake/fake-data.js';
 import { parseExposition, scrapeGzipRaw, startTestDaemon, waitUntilAllUp, valueOf, scrape } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 function promtoolCheck(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'avax-exporter-')), 'metrics.txt');
@@ -188,7 +189,7 @@ describe('cached exposition', () => {
     cleanup.push(() => daemon.stop());
     await waitUntilAllUp(daemon);
     const served = daemon.exposition();
-    const fresh = await daemon.renderFresh();
+    const fresh = await testHandle(daemon).renderFresh();
     expect(served.series).toBeGreaterThan(18_000);
     expect(fresh.text.equals(served.text)).toBe(true);
     expect(gunzipSync(await served.gzip()).equals(served.text)).toBe(true);
@@ -222,9 +223,9 @@ describe('cached exposition', () => {
     for (let i = 0; i < 4; i++) {
       changing.state.heights.P += 7n;
       if (i === 2) changing.setFault('info.peers', { kind: 'status', status: 502 });
-      await daemon.pollNow();
+      await testHandle(daemon).pollNow();
       const served = daemon.exposition();
-      const fresh = await daemon.renderFresh();
+      const fresh = await testHandle(daemon).renderFresh();
       expect(fresh.text.toString()).toBe(served.text.toString());
       expect(valueOf(served.text.toString(), 'avax_chain_height', { node: 'changing', chain: 'P' })).toBe(Number(changing.state.heights.P));
     }
@@ -240,8 +241,8 @@ describe('cached exposition', () => {
       node.state.heights.C += 1n;
       const expected = Number(node.state.heights.C);
       // waitForRounds resolves on the render that follows the round: no timer in between.
-      await daemon.waitForRounds(1);
-      await daemon.waitForRounds(1);
+      await testHandle(daemon).waitForRounds(1);
+      await testHandle(daemon).waitForRounds(1);
       expect(valueOf(await scrape(daemon), 'avax_chain_height', { node: 'n', chain: 'C' })).toBe(expected);
     }
   });
@@ -253,13 +254,13 @@ describe('cached exposition', () => {
     const { daemon } = await startTestDaemon({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '200ms', timeout: '150ms' } });
     cleanup.push(() => daemon.stop());
     await waitUntilAllUp(daemon);
-    const before = daemon.freshnessLagsMs().length;
+    const before = testHandle(daemon).freshnessLagsMs().length;
     for (let i = 1; i <= 5; i++) {
       node.state.heights.C += 1n;
       const expected = Number(node.state.heights.C);
       node.clearCalls();
       // The first render after a round that began after the change.
-      await daemon.waitForRounds(2);
+      await testHandle(daemon).waitForRounds(2);
       const servedAt = Date.now();
       // The node's side: the last request of the round was answered before the round could end,
       // so from it to the serving is an upper bound on the lag, measured outside the daemon.
@@ -267,7 +268,7 @@ describe('cached exposition', () => {
       expect(servedAt - lastCall).toBeLessThanOrEqual(50);
       expect(valueOf(await scrape(daemon), 'avax_chain_height', { node: 'n', chain: 'C' })).toBe(expected);
     }
-    const lags = daemon.freshnessLagsMs().slice(before);
+    const lags = testHandle(daemon).freshnessLagsMs().slice(before);
     expect(lags.length).toBeGreaterThanOrEqual(10);
     for (const lag of lags) {
       expect(lag).toBeGreaterThan(0);

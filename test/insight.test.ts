@@ -3,6 +3,7 @@ import { FakeNode } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { scrape, seriesOf, perTestResources, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const L1 = FIXTURE_IDS.l1SubnetId;
@@ -103,7 +104,7 @@ describe('L1 validators: uptime from the L1 chain, balance runway', () => {
     if (!entry) throw new Error('fixture world has no L1 uptime entry');
     entry.uptimePercentage = 42.5;
     entry.isConnected = false;
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const after = await scrape(daemon);
     expect(valueOf(after, 'avax_l1_validator_fee_price_avax_per_second', { node: 'fake' })).toBe(2048 / 1e9);
     expect(valueOf(after, 'avax_l1_validator_balance_runway_seconds', runwayLabels)).toBe(Number(balance.balance) / 2048);
@@ -162,7 +163,7 @@ describe('L1 validations watched by id (platform.getL1Validator)', () => {
     expect(seriesOf(text, 'avax_l1_validator_balance_avax', { validation_id: FIXTURE_IDS.l1ValidationId })).toHaveLength(1);
     expect(seriesOf(text, 'avax_l1_validator_balance_avax')).toHaveLength(2); // the L1's two validators
     node.setFault('platform.getL1Validator', { kind: 'rpc-error', code: -32000, message: 'database closed' });
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     text = await scrape(daemon);
     // An answer about the id (see watched-ids.test.ts): that lookup is unknown; the L1's own set still lists the validation.
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'validators' })).toBe(1);
@@ -171,7 +172,7 @@ describe('L1 validations watched by id (platform.getL1Validator)', () => {
     expect(seriesOf(text, 'avax_l1_validator_balance_avax')).toHaveLength(2);
     // The node not answering at all is another matter: the whole source fails.
     node.setFault('platform.getL1Validator', { kind: 'status', status: 502 });
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'validators' })).toBe(0);
     expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'fake', source: 'validators', reason: 'http_status' })).toBeGreaterThan(0);
@@ -191,7 +192,7 @@ describe('uptime as the peers see the node', () => {
     expect(valueOf(text, 'avax_node_peers_observed_uptime_ratio', { node: 'fake', peer_quantile: '0.5' })).toBe(0.5);
     expect(valueOf(text, 'avax_node_peers_observed_uptime_ratio', { node: 'fake', peer_quantile: '0.9' })).toBe(0.9);
     node.state.peers = [];
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     expect(seriesOf(await scrape(daemon), 'avax_node_peers_observed_uptime_ratio')).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { defaultFakeState, FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { addL1Chain, aliasChain, bootstrappingChain, inactiveL1Validator } from '../src/fake/real-modes.js';
 import { capL1Uptimes, type L1UptimeRecord } from '../src/sources/l1-uptime/index.js';
 import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;
 const CHAIN = FIXTURE_IDS.l1ChainId;
@@ -108,7 +109,7 @@ describe('L1 chains as real nodes report them', () => {
       expect(valueOf(text, 'avax_l1_chain_state', { node: 'n', chain: CHAIN, state: 'failed' })).toBe(1);
       expect(valueOf(text, 'avax_l1_chain_state', { node: 'n', chain: second, state: 'ok' })).toBe(1);
       node.setFault(`POST /ext/bc/${second}/validators`, { kind: 'body', body: '{"jsonrpc":"2.0","result":{"validators":"nope"},"id":1}' });
-      await daemon.waitForRounds(2);
+      await testHandle(daemon).waitForRounds(2);
       text = await scrape(daemon);
       expect(valueOf(text, 'avax_source_up', { node: 'n', source: 'l1_uptime' })).toBe(0);
       expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'n', source: 'l1_uptime', reason: 'invalid_response' })).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig } from '../src/config/load.js';
-import { startDaemon, type Daemon } from '../src/daemon.js';
+import { startDaemon, type Daemon, testHandle } from '../src/daemon.js';
 import { createLogger } from '../src/log.js';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
@@ -49,7 +49,7 @@ describe('configuration reload', () => {
     };
     const { daemon, logs } = await reloadable(raw);
     await waitUntilAllUp(daemon);
-    const pollerA = daemon.pollers.find((p) => p.name === 'a');
+    const pollerA = testHandle(daemon).pollers.find((p) => p.name === 'a');
     const pollsBefore = valueOf(await scrape(daemon), 'avax_source_polls_total', { node: 'a', source: 'info' }) ?? 0;
 
     raw.current = {
@@ -61,7 +61,7 @@ describe('configuration reload', () => {
     const ok = await daemon.reload();
     expect(ok).toMatchObject({ ok: true });
     expect(ok.message).toMatch(/1 node\(s\) unchanged, 1 started, 1 removed/);
-    expect(daemon.pollers.find((p) => p.name === 'a')).toBe(pollerA); // same poller, same learned facts
+    expect(testHandle(daemon).pollers.find((p) => p.name === 'a')).toBe(pollerA); // same poller, same learned facts
     await eventually(async () => valueOf(await scrape(daemon), 'avax_chain_height', { node: 'c', chain: 'P' }) === 333, 8_000);
     let text = await scrape(daemon);
     expect(seriesOf(text, 'avax_node_info', { node: 'b' })).toEqual([]);
@@ -76,7 +76,7 @@ describe('configuration reload', () => {
     const bad = await daemon.reload();
     expect(bad.ok).toBe(false);
     expect(bad.message).toMatch(/nodes\[0\]\.url: must be an http\(s\) URL/);
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     text = await scrape(daemon);
     expect(valueOf(text, 'avax_exporter_config_last_reload_successful')).toBe(0);
     expect(valueOf(text, 'avax_exporter_config_last_reload_success_timestamp_seconds')).toBe(successAt);
@@ -120,7 +120,7 @@ describe('series cap', () => {
     );
     cleanup.push(() => daemon.stop());
     await waitUntilAllUp(daemon);
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     const text = await scrape(daemon);
     const active = seriesOf(text, 'avax_validator_active', { node: 'n', subnet: '11111111111111111111111111111111LpoYY' });
     expect(active.map((s) => s.labels['node_id'])).toEqual([FIXTURE_IDS.nodeId]); // the node's own id is watched

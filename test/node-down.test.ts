@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fault } from '../src/fake/fake-node.js';
 import { eventually, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 /**
  * A node that goes away: whatever the reason its round fails (connection
@@ -71,7 +72,7 @@ describe('a node that goes away', () => {
       poll: { interval: '200ms', timeout: '180ms', max_age: '600ms', peers_interval: '30s' },
     });
     await eventually(async () => valueOf(await scrape(daemon), 'avax_source_up', { node: 'n', source: 'peers' }) === 1, 3_000);
-    await daemon.waitForRounds(5);
+    await testHandle(daemon).waitForRounds(5);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'n', source: 'uptime' })).toBe(0);
     expect(valueOf(text, 'avax_source_up', { node: 'n', source: 'peers' })).toBe(1);

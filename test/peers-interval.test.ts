@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildConfig, DEFAULT_PEERS_INTERVAL_MS, ConfigError } from '../src/config/load.js';
 import { perTestResources, scrape, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 describe('info.peers at most every poll.peers_interval', () => {
   const { fakeNode, daemonFor } = perTestResources();
@@ -11,7 +12,7 @@ describe('info.peers at most every poll.peers_interval', () => {
     await waitUntilAllUp(daemon);
     node.clearCalls();
     const t0 = Date.now();
-    await daemon.waitForRounds(12);
+    await testHandle(daemon).waitForRounds(12);
     const elapsed = Date.now() - t0;
     const count = (m: string) => node.calls.filter((c) => c.rpcMethod === m).length;
     // One getNetworkID per round; info.peers once per interval (less half a round of slack for jitter),
@@ -25,7 +26,7 @@ describe('info.peers at most every poll.peers_interval', () => {
     expect(valueOf(text, 'avax_source_max_age_seconds', { node: 'n', source: 'peers' })).toBeCloseTo(0.6 + 1, 9);
     expect(valueOf(text, 'avax_source_max_age_seconds', { node: 'n', source: 'info' })).toBeCloseTo(0.6, 9);
     for (let i = 0; i < 8; i++) {
-      await daemon.waitForRounds(1);
+      await testHandle(daemon).waitForRounds(1);
       expect(valueOf(await scrape(daemon), 'avax_node_peers', { node: 'n' })).toBe(3);
     }
   });
@@ -34,20 +35,20 @@ describe('info.peers at most every poll.peers_interval', () => {
     const node = await fakeNode();
     node.setFault('info.peers', { kind: 'status', status: 502 });
     const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '1h', timeout: '2s', peers_interval: '1h' } });
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     // Every round asks again (each ask with its retries: a 502 is worth retrying).
     for (let i = 0; i < 2; i++) {
       node.clearCalls();
-      await daemon.pollNow();
+      await testHandle(daemon).pollNow();
       expect(node.calls.filter((c) => c.rpcMethod === 'info.peers').length).toBeGreaterThan(0);
     }
     expect(valueOf(await scrape(daemon), 'avax_source_up', { node: 'n', source: 'peers' })).toBe(0);
     node.setFault('info.peers', undefined);
-    await daemon.pollNow();
+    await testHandle(daemon).pollNow();
     expect(valueOf(await scrape(daemon), 'avax_source_up', { node: 'n', source: 'peers' })).toBe(1);
     node.clearCalls();
-    await daemon.pollNow();
-    await daemon.pollNow();
+    await testHandle(daemon).pollNow();
+    await testHandle(daemon).pollNow();
     expect(node.calls.filter((c) => c.rpcMethod === 'info.peers')).toHaveLength(0);
     expect(node.calls.filter((c) => c.rpcMethod === 'info.getNetworkID')).toHaveLength(2);
     expect(valueOf(await scrape(daemon), 'avax_node_peers', { node: 'n' })).toBe(3);

@@ -8,7 +8,7 @@ import { createGunzip } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig } from '../src/config/load.js';
-import { startDaemon } from '../src/daemon.js';
+import { startDaemon, testHandle } from '../src/daemon.js';
 import { generateValidators } from '../src/fake/fake-data.js';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { createLogger } from '../src/log.js';
@@ -34,14 +34,14 @@ describe('/probe of a configured node', () => {
       autoStart: false,
     });
     cleanups.push(() => daemon.stop());
-    await daemon.pollNow();
+    await testHandle(daemon).pollNow();
     const url = `${daemon.url}/probe?target=big`;
     // One probe first: its size, and the render it costs.
     const first = await request(url, { headers: { 'accept-encoding': 'identity' } });
     const text = await first.body.text();
     expect(first.statusCode).toBe(200);
     expect(text.length).toBeGreaterThan(1_000_000);
-    expect(daemon.probeRenders()).toBe(1);
+    expect(testHandle(daemon).probeRenders()).toBe(1);
 
     const base = process.memoryUsage().rss;
     let peak = base;
@@ -63,13 +63,13 @@ describe('/probe of a configured node', () => {
     } finally {
       clearInterval(sampler);
     }
-    expect(daemon.probeRenders()).toBe(1);
+    expect(testHandle(daemon).probeRenders()).toBe(1);
     // 40 renders of this node held about 390 MB here (the fix's own test run, before it); one shared answer, a few.
     expect((peak - base) / 1e6).toBeLessThan(120);
 
     // A new /metrics render (after a round) makes the next probe render again, once.
-    await daemon.pollNow();
+    await testHandle(daemon).pollNow();
     await Promise.all(Array.from({ length: 20 }, () => request(url).then((r) => r.body.dump())));
-    expect(daemon.probeRenders()).toBe(2);
+    expect(testHandle(daemon).probeRenders()).toBe(2);
   }, 60_000);
 });

@@ -32,6 +32,7 @@ import { StateStore } from '../src/state/store.js';
 import { eventually, LogCapture, parseExposition, perTestResources, scrape, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 import { problemsOf } from './helpers/config.js';
 import { startPrometheus, stopProcess } from './helpers/prometheus.js';
+import { testHandle } from '../src/daemon.js';
 
 const { fakeNode, daemonFor } = perTestResources();
 
@@ -178,7 +179,7 @@ describe('/probe of a configured node', () => {
     await waitUntilAllUp(daemon);
     expect(valueOf((await probe(daemon, 'a')).text, 'avax_probe_success', { node: 'a' })).toBe(1);
     a.setFault('info.getNetworkID', { kind: 'status', status: 502 });
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const down = await probe(daemon, 'a');
     expect(down.status).toBe(200);
     expect(valueOf(down.text, 'avax_probe_success', { node: 'a' })).toBe(0);

@@ -29,6 +29,7 @@ import { NetworkShared } from '../src/sources/network-shared.js';
 import type { Sample } from '../src/exposition/metric-defs.js';
 import { fixtureResult } from './helpers/fixtures.js';
 import { eventually, perTestResources, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 const AVAX = 1_000_000_000n;
 const SELF = FIXTURE_IDS.nodeId;
@@ -397,9 +398,9 @@ describe('through the daemon', () => {
     // Fetched once (in round 0, unless a cold start made it miss the deadline), and the stake view is there.
     await eventually(async () => valueOf(await scrape(daemon), 'avax_node_version_behind_stake_majority', { node: 'fake' }) === 0);
     expect(fullSet().length).toBeGreaterThanOrEqual(1);
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     node.clearCalls();
-    await daemon.waitForRounds(3);
+    await testHandle(daemon).waitForRounds(3);
     expect(node.calls.filter((c) => c.rpcMethod === 'info.peers')).toHaveLength(3);
     expect(fullSet()).toHaveLength(0);
     // The validators source still asks for the watched id (the node's own) every round.

@@ -22,6 +22,7 @@ import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import type { Daemon } from '../src/daemon.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, type TestDaemon } from './helpers/daemon.js';
 import { problemsOf } from './helpers/config.js';
+import { testHandle } from '../src/daemon.js';
 
 /** Real addresses (valid bech32 checksums): the first is the fake Data API's reward address. */
 const P_MAIN = 'P-avax18jma8ppw3nhx5r4ap8clazz0dps7rv5ukulre5';
@@ -394,7 +395,7 @@ describe('end to end: balances through the daemon', () => {
     const api = await fakeDataApi();
     const { daemon } = await daemonFor(node, api, []);
     await eventually(async () => (await upValue(daemon, 'data_api', 'data_api_blocks')) === 1, 10_000);
-    await daemon.waitForRounds(2);
+    await testHandle(daemon).waitForRounds(2);
     const text = await scrape(daemon);
     expect(seriesOf(text, 'avax_source_up', { source: 'address_balances' })).toEqual([]);
     expect(seriesOf(text, 'avax_source_up', { source: 'data_api_address_balances' })).toEqual([]);

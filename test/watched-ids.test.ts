@@ -7,6 +7,7 @@ import { lookupFailureOf } from '../src/sources/validators/validation-lookup.js'
 import { RpcError } from '../src/http/json-rpc.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { testHandle } from '../src/daemon.js';
 
 /**
  * Point 7 of issue 14 at run time: a valid id the node does not know is state
@@ -160,7 +161,7 @@ describe('one bad answer about one validation id never blinds the other ids', ()
     const { daemon } = await daemonFor({
       nodes: [{ name: 'fake', url: proxy.url, watch: { validation_ids: [FIXTURE_IDS.l1ValidationId, OTHER_VALIDATION] } }],
     });
-    await daemon.waitForRounds(1);
+    await testHandle(daemon).waitForRounds(1);
     const text = await scrape(daemon);
     expect(valueOf(text, 'avax_source_up', { node: 'fake', source: 'validators' })).toBe(0);
     expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'fake', source: 'validators', reason: 'http_status' })).toBeGreaterThan(0);

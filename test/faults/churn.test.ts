@@ -3,6 +3,7 @@ import { FakeNode } from '../../src/fake/fake-node.js';
 import { generateValidators } from '../../src/fake/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../../src/sources/validators/index.js';
 import { scrape, seriesOf, startTestDaemon, waitUntilAllUp } from '../helpers/daemon.js';
+import { testHandle } from '../../src/daemon.js';
 
 describe('validator churn at scale', () => {
   it('20,000 validators with 5 % churn per poll: exactly the current set is exported, no series leak', async () => {
@@ -24,7 +25,7 @@ describe('validator churn at scale', () => {
         current = [...current.slice(1_000), ...spare.slice(0, 1_000)];
         spare = [...spare.slice(1_000), ...leaving];
         node.state.primaryValidators = current;
-        await daemon.waitForRounds(2);
+        await testHandle(daemon).waitForRounds(2);
         const text = await scrape(daemon);
         // The node's own id is watched by default and is not in this generated set: active 0, nothing else.
         const active = seriesOf(text, 'avax_validator_active', { subnet: PRIMARY_NETWORK_ID }).filter((s) => s.value === 1);

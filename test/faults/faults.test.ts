@@ -4,6 +4,7 @@ import { generatePeers } from '../../src/fake/fake-data.js';
 import type { FailureReason } from '../../src/http/errors.js';
 import type { Daemon } from '../../src/daemon.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type LogCapture } from '../helpers/daemon.js';
+import { testHandle } from '../../src/daemon.js';
 
 /**
  * The fault table. One exporter polls one fake node per fault plus a healthy
@@ -256,7 +257,7 @@ describe('odd but valid data', () => {
         ]),
       });
       await eventually(async () => valueOf(await scrape(daemon), 'avax_source_up', { node: 'odd', source: 'peers' }) === 1, 10_000);
-      await daemon.waitForRounds(1);
+      await testHandle(daemon).waitForRounds(1);
       let text = await scrape(daemon);
       for (const s of seriesOf(text, 'avax_node_peers_by_version', { node: 'odd' })) expect(s.labels['version']?.length ?? 0).toBeLessThanOrEqual(256);
       expect(seriesOf(text, 'avax_node_peers_by_version', { node: 'odd', version: 'lone \ufffd surrogate' })).toHaveLength(1);
@@ -267,7 +268,7 @@ describe('odd but valid data', () => {
       expect(Buffer.from(text, 'utf8').toString('utf8')).toBe(text);
 
       node.state.heights.P = 90n; // a node restored from an older database
-      await daemon.waitForRounds(2);
+      await testHandle(daemon).waitForRounds(2);
       text = await scrape(daemon);
       expect(valueOf(text, 'avax_chain_height', { node: 'odd', chain: 'P' })).toBe(90);
       expect(valueOf(text, 'avax_source_up', { node: 'odd', source: 'p_chain' })).toBe(1);

@@ -3,7 +3,7 @@ import { afterEach } from 'vitest';
 import { FakeNode } from '../../src/fake/fake-node.js';
 import { gunzipSync } from 'node:zlib';
 import { buildConfig } from '../../src/config/load.js';
-import { startDaemon, type Daemon } from '../../src/daemon.js';
+import { startDaemon, type Daemon, testHandle } from '../../src/daemon.js';
 import { createLogger } from '../../src/log.js';
 
 /** Log lines captured from a daemon under test. */
@@ -52,9 +52,10 @@ export async function startTestDaemon(raw: Record<string, unknown>, extra: { max
  * right after the next (the one after that is an interval away).
  */
 export async function callsInOneRound(node: FakeNode, daemon: Daemon): Promise<(key: string) => number> {
-  await daemon.waitForRounds(1);
+  const hooks = testHandle(daemon);
+  await hooks.waitForRounds(1);
   node.clearCalls();
-  await daemon.waitForRounds(1);
+  await hooks.waitForRounds(1);
   const counts = new Map<string, number>();
   for (const c of node.calls) {
     const key = c.rpcMethod ?? `${c.httpMethod} ${c.path}${c.query}`;
@@ -129,10 +130,11 @@ export async function eventually(check: () => Promise<boolean> | boolean, timeou
  * round of a fresh test process can miss a short deadline while modules warm up.
  */
 export async function waitUntilAllUp(daemon: Daemon, timeoutMs = 8_000): Promise<void> {
+  const hooks = testHandle(daemon);
   const end = Date.now() + timeoutMs;
   for (;;) {
-    await daemon.waitForRounds(1);
-    const states = daemon.store.all();
+    await hooks.waitForRounds(1);
+    const states = hooks.store.all();
     if (states.length > 0 && states.every((s) => s.up === true)) return;
     if (Date.now() > end) {
       const down = states.filter((s) => s.up !== true).map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'pending'}`);

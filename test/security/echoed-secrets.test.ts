@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig, redactUrl } from '../../src/config/load.js';
-import { startDaemon } from '../../src/daemon.js';
+import { startDaemon, testHandle } from '../../src/daemon.js';
 import { makeRedactor, secretsOf } from '../../src/http/redact.js';
 import { createLogger } from '../../src/log.js';
 import { eventually, LogCapture } from '../helpers/daemon.js';
@@ -82,9 +82,14 @@ describe('secrets echoed by upstream error bodies', () => {
     const logs = new LogCapture();
     const daemon = await startDaemon(config, { logger: createLogger({ level: 'debug', format: 'json', destination: logs }), jitter: 0 });
     cleanups.push(() => daemon.stop());
-    const failing = (node: string) => daemon.store.all().some((s) => s.node === node && s.lastError !== undefined);
+    const failing = (node: string) =>
+      testHandle(daemon)
+        .store.all()
+        .some((s) => s.node === node && s.lastError !== undefined);
     await eventually(() => ['bearer', 'basic', 'utok', 'cut', 'json', 'data_api'].every(failing), 15_000);
-    const messages = daemon.store.all().flatMap((s) => (s.lastError ? [`${s.node}: ${s.lastError.message}`] : []));
+    const messages = testHandle(daemon)
+      .store.all()
+      .flatMap((s) => (s.lastError ? [`${s.node}: ${s.lastError.message}`] : []));
     const pages = await Promise.all(['/-/status', '/', '/metrics'].map(async (p) => (await fetch(`${daemon.url}${p}`)).text()));
     const everything = [...messages, ...logs.raw, ...pages].join('\n');
     for (const f of forms()) expect(everything.includes(f), `${f}: ${everything.split('\n').find((l) => l.includes(f))}`).toBe(false);

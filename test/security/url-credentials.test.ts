@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig, type Config } from '../../src/config/load.js';
-import { startDaemon } from '../../src/daemon.js';
+import { startDaemon, testHandle } from '../../src/daemon.js';
 import { FakeNode } from '../../src/fake/fake-node.js';
 import { createLogger } from '../../src/log.js';
 import { splitCredentials } from '../../src/scheduler.js';
@@ -79,8 +79,8 @@ describe('percent-encoding in URL credentials', () => {
       reloadConfig: () => next(),
     });
     cleanups.push(() => daemon.stop());
-    await daemon.waitForRounds(1);
-    const poller = daemon.pollers[0];
+    await testHandle(daemon).waitForRounds(1);
+    const poller = testHandle(daemon).pollers[0];
     // Invalid in the file: refused by validation.
     next = () =>
       buildConfig({
@@ -96,7 +96,7 @@ describe('percent-encoding in URL credentials', () => {
     next = () => ({ ...config, nodes: [{ ...(config.nodes[0] as Config['nodes'][number]), url: 'http://a b' }] });
     const second = await daemon.reload();
     expect(second.ok).toBe(false);
-    expect(daemon.pollers[0]).toBe(poller);
+    expect(testHandle(daemon).pollers[0]).toBe(poller);
     const rounds = poller?.completedRounds ?? 0;
     await eventually(() => (poller?.completedRounds ?? 0) >= rounds + 2, 5_000);
     // Still polled: a fault shows up as the source going down (a stopped poller would leave it up forever).

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { buildConfig } from '../../src/config/load.js';
-import { startDaemon } from '../../src/daemon.js';
+import { startDaemon, testHandle } from '../../src/daemon.js';
 import { FakeNode } from '../../src/fake/fake-node.js';
 import { generatePeers, generateValidators } from '../../src/fake/fake-data.js';
 import { createLogger } from '../../src/log.js';
@@ -64,6 +64,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   });
   const quiet = new Writable({ write: (_c, _e, cb) => cb() });
   const daemon = await startDaemon(config, { logger: createLogger({ level: 'warn', format: 'json', destination: quiet }), jitter: 0, autoStart: false });
+  const hooks = testHandle(daemon);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   const sample = (cycle: number): SoakSample => {
     const mem = process.memoryUsage();
@@ -103,8 +104,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   try {
     for (let cycle = 1; cycle <= total; cycle++) {
       churn(cycle);
-      await daemon.pollNow();
-      if (daemon.store.all().some((s) => s.up === false)) failedRounds++;
+      await hooks.pollNow();
+      if (hooks.store.all().some((s) => s.up === false)) failedRounds++;
       await new Promise((r) => setTimeout(r, opts.intervalMs ?? 10));
       if (cycle === PERIOD) {
         global.gc?.();

@@ -12,7 +12,7 @@ import { toRecord, validatorSchema } from '../../../src/sources/validators/index
 import { readValidatorEntry } from '../../../src/sources/validators/validator-entry.js';
 import { SCAN_SLICE, splitJsonArray } from '../../../src/http/json-array-split.js';
 import { peersResult } from '../../../src/sources/peers/index.js';
-import { startDaemon } from '../../../src/daemon.js';
+import { startDaemon, testHandle } from '../../../src/daemon.js';
 import { createLogger } from '../../../src/log.js';
 import { tuneHeap } from '../../../src/runtime/heap-tuning.js';
 import type { Role } from './child.js';
@@ -197,7 +197,7 @@ export interface RoundsResult {
   /** From a round's end to its render served and the first gzip scrape's compression done. */
   renderWallP50: number;
   renderWallP99: number;
-  /** The daemon's own freshness lags (Daemon.freshnessLagsMs) of these rounds: round end to the new exposition served. */
+  /** The daemon's own freshness lags (DaemonTestHandle.freshnessLagsMs) of these rounds: round end to the new exposition served. */
   freshness: Percentiles;
   eld: EldStats;
   gc: GcStats;
@@ -256,28 +256,29 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
   // As cli.ts does before it starts the daemon: the benchmark measures the daemon as it runs.
   tuneHeap();
   const daemon = await startDaemon(config, { logger: createLogger({ level: 'warn', format: 'json' }) });
+  const hooks = testHandle(daemon);
 
   const totals = () => {
     let polls = 0;
     let failures = 0;
-    for (const s of daemon.store.all()) {
+    for (const s of hooks.store.all()) {
       polls += s.polls;
       for (const n of Object.values(s.failures)) failures += n;
     }
     return { polls, failures };
   };
   const sourcesDown = () =>
-    daemon.store
+    hooks.store
       .all()
       .filter((s) => s.up !== true)
       .map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'no answer yet'}`);
   const status = async (): Promise<DaemonStatus> => {
     const exp = daemon.exposition();
-    const states = daemon.store.all();
+    const states = hooks.store.all();
     return {
       ready: daemon.ready(),
       renders: rendersStarted,
-      rounds: daemon.pollers.reduce((n, p) => n + p.completedRounds, 0),
+      rounds: hooks.pollers.reduce((n, p) => n + p.completedRounds, 0),
       series: exp.series,
       textBytes: exp.text.length,
       gzipBytes: (await exp.gzip()).length,
@@ -307,7 +308,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
       /** Percentiles of the daemon's last `last` freshness lags (round end to render served). */
       freshness(a: unknown): Percentiles {
         const { last } = a as { last: number };
-        return percentiles(last > 0 ? daemon.freshnessLagsMs().slice(-last) : []);
+        return percentiles(last > 0 ? hooks.freshnessLagsMs().slice(-last) : []);
       },
       /** Times the poll's synchronous steps on the first node's real answers (call with polling idle). */
       async syncSteps(): Promise<SyncSteps> {
@@ -348,15 +349,15 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
        */
       async renderCost(a: unknown): Promise<RenderCost> {
         const { count } = a as { count: number };
-        await Promise.all(daemon.pollers.map((p) => p.stop()));
-        await daemon.renderFresh();
+        await Promise.all(hooks.pollers.map((p) => p.stop()));
+        await hooks.renderFresh();
         const c0 = cpuMs();
         const t0 = performance.now();
-        for (let i = 0; i < count; i++) await daemon.renderFresh();
+        for (let i = 0; i < count; i++) await hooks.renderFresh();
         const fresh = { cpu: (cpuMs() - c0) / count, wall: (performance.now() - t0) / count };
-        await daemon.renderCached();
+        await hooks.renderCached();
         const c1 = cpuMs();
-        for (let i = 0; i < count; i++) await daemon.renderCached();
+        for (let i = 0; i < count; i++) await hooks.renderCached();
         return { renders: count, cpuMsPerRender: fresh.cpu, wallMsPerRender: fresh.wall, cachedCpuMsPerRender: (cpuMs() - c1) / count };
       },
       eldStart(a: unknown) {
@@ -381,7 +382,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
        */
       async rounds(a: unknown): Promise<RoundsResult> {
         const { count, gapMs, maxMs, eldResolutionMs } = a as { count: number; gapMs: number; maxMs: number; eldResolutionMs: number };
-        const poller = daemon.pollers[0] as unknown as { runRound?: () => Promise<void> } | undefined;
+        const poller = hooks.pollers[0] as unknown as { runRound?: () => Promise<void> } | undefined;
         const runRound = poller?.runRound?.bind(poller);
         if (!runRound) throw new Error('the first poller has no runRound()');
         const before = totals();
@@ -397,7 +398,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
         let n = 0;
         const renders0 = rendersStarted;
         for (; n < count && performance.now() - t0 < maxMs; n++) {
-          const rendered = daemon.waitForRounds(1);
+          const rendered = hooks.waitForRounds(1);
           const c0 = cpuMs();
           const r0 = performance.now();
           await runRound();
@@ -419,7 +420,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
         // Each render that followed a round recorded one lag (rounds that ended together share one);
         // nothing else rendered meanwhile. The daemon keeps its last 1,024.
         const rendered = rendersStarted - renders0;
-        const freshness = percentiles(rendered > 0 ? daemon.freshnessLagsMs().slice(-rendered) : []);
+        const freshness = percentiles(rendered > 0 ? hooks.freshnessLagsMs().slice(-rendered) : []);
         // Let the observer deliver the last entries.
         await new Promise((r) => setImmediate(r));
         const gc = stopGc();

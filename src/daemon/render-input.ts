@@ -1,0 +1,59 @@
+import type { StateStore } from '../state/store.js';
+import type { SourceDef } from '../sources/source.js';
+import { DATA_API_SOURCES } from '../data-api/sources.js';
+import { collectDataApiStats } from '../data-api/collect.js';
+import type { ProbeService } from '../probe/probe-service.js';
+import type { Sample } from '../exposition/metric-defs.js';
+import { BUILD } from './build-info.js';
+import type { Fleet } from './fleet.js';
+import type { ConfigReloads } from './config-reload.js';
+import type { RenderInput } from './render-loop.js';
+
+/** What /metrics is made of. */
+export interface DaemonRenderInputOptions {
+  store: StateStore;
+  /** The node sources polled. */
+  sources: readonly SourceDef<unknown>[];
+  fleet: Fleet;
+  probe: ProbeService;
+  reloads: ConfigReloads;
+}
+
+/**
+ * The daemon's {@link RenderInput}: every source's series from the store
+ * (the Data API's included), and the exporter's own series (Data API client
+ * stats, series count, probe targets, reload outcomes).
+ */
+export function daemonRenderInput({ store, sources, fleet, probe, reloads }: DaemonRenderInputOptions): RenderInput {
+  // Collectors by source name; the Data API's only read values, so their poll context does not matter here.
+  const sourceByName = new Map<string, SourceDef<unknown>>(sources.map((s) => [s.name, s]));
+  // Registered whether or not the Data API is on, so a reload can turn it on.
+  for (const s of DATA_API_SOURCES) sourceByName.set(s.name, s as unknown as SourceDef<unknown>);
+  const selfSamples = (prevSeries: number): Sample[] => {
+    const { dataApi, config } = fleet;
+    return [
+      ...(dataApi?.network ? collectDataApiStats(dataApi.network, dataApi.client.stats) : []),
+      { name: 'avax_exporter_series', labels: {}, value: prevSeries },
+      { name: 'avax_exporter_probe_targets', labels: {}, value: probe.size },
+      { name: 'avax_exporter_config_last_reload_successful', labels: {}, value: reloads.lastOk ? 1 : 0 },
+      { name: 'avax_exporter_config_last_reload_success_timestamp_seconds', labels: {}, value: reloads.lastSuccessMs / 1000 },
+      ...(config.web.configFile ? [{ name: 'avax_exporter_web_config_last_reload_successful' as const, labels: {}, value: reloads.webConfigOk ? 1 : 0 }] : []),
+    ];
+  };
+  return {
+    nodeRounds: () => fleet.nodeRounds(),
+    expire: (nowMs) => store.expire(nowMs, fleet.config.poll.maxAgeMs, fleet.maxAgeByNode, fleet.minIntervals),
+    assemble: ({ nowMs, ready, prevSeries }, assembler) =>
+      assembler.assemble({
+        states: store.all(),
+        sources: sourceByName,
+        nowMs,
+        maxAgeMs: fleet.config.poll.maxAgeMs,
+        maxAgeByNode: fleet.maxAgeByNode,
+        extraMaxAgeBySource: fleet.minIntervals,
+        build: BUILD,
+        ready,
+        extra: selfSamples(prevSeries),
+      }),
+  };
+}

@@ -1,0 +1,184 @@
+import type { Logger } from '../log.js';
+import { SampleAssembler } from '../exposition/assemble.js';
+import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
+import type { Sample } from '../exposition/metric-defs.js';
+
+/** The moment a render is of: its clock, whether every node had completed a round, and the previous exposition's series count. */
+export interface RenderMoment {
+  nowMs: number;
+  ready: boolean;
+  prevSeries: number;
+}
+
+/** What the render loop renders: the state and the fleet's progress, as the rest of the daemon keeps them. */
+export interface RenderInput {
+  /** Completed rounds of each node poller (not the Data API's: readiness and round waits are about the nodes). */
+  nodeRounds(): readonly number[];
+  /** Drops values too old to serve as of `nowMs`; called before each render. */
+  expire(nowMs: number): void;
+  /** The samples of the state as of `at`, in groups, assembled by `assembler` (which may keep what it made for unchanged values). */
+  assemble(at: RenderMoment, assembler: SampleAssembler): (readonly Sample[])[];
+}
+
+/** Freshness lags kept for {@link RenderLoop.freshnessLagsMs}. */
+const MAX_FRESHNESS_LAGS = 1_024;
+
+/**
+ * Owns the served exposition: renders after poll rounds, coalescing rounds
+ * that end together into one render; measures how fresh /metrics is; answers
+ * readiness (the served exposition holds every node's first round) and
+ * resolves waiters on renders and on rounds.
+ */
+export class RenderLoop {
+  // Both keep what they made for unchanged source values, so a render after one node's round formats that node only.
+  readonly #renderer = new ExpositionRenderer();
+  readonly #assembler = new SampleAssembler();
+  readonly #logger: Logger;
+  #input: RenderInput | undefined;
+  #exposition: Exposition | undefined;
+  #rendering: Promise<void> | undefined;
+  #dirty = false;
+  #renders = 0;
+  // performance.now() at the end of the earliest round that no served render includes yet.
+  #unservedRoundEnd: number | undefined;
+  readonly #freshnessLags: number[] = [];
+  readonly #renderWaiters: { afterRender: number; resolve: () => void }[] = [];
+  readonly #roundWaiters: { target: number; resolve: () => void }[] = [];
+  // Ready only once the served exposition contains every node's first round,
+  // so a scraper told "ready" never gets the empty start-up exposition.
+  #servedReady = false;
+  #lastRender: RenderMoment = { nowMs: 0, ready: false, prevSeries: 0 };
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /** Renders `input` for the first time; from then on, {@link requestRender} renders it again. */
+  async start(input: RenderInput): Promise<void> {
+    this.#input = input;
+    await this.#renderNow();
+  }
+
+  /** The exposition currently served. */
+  get exposition(): Exposition {
+    if (!this.#exposition) throw new Error('the render loop has not rendered yet');
+    return this.#exposition;
+  }
+
+  /** Renders completed so far (failed ones included): a generation number of the served exposition. */
+  get renders(): number {
+    return this.#renders;
+  }
+
+  /** True once the served exposition holds every node's first round. */
+  readonly ready = (): boolean => this.#servedReady;
+
+  /** The render in flight, if any (one that a change during it asked for may follow). */
+  get inFlight(): Promise<void> | undefined {
+    return this.#rendering;
+  }
+
+  /** Marks a round's end: the next render served makes it visible, and its lag is measured from now. */
+  roundEnded(): void {
+    this.#unservedRoundEnd ??= performance.now();
+  }
+
+  /** After a round's end is handled: hands round waiters over to the render that will hold it, and asks for that render. */
+  roundsAdvanced(): void {
+    const minRounds = this.#minRounds();
+    const nextRender = this.#renders + 1 + (this.#rendering ? 1 : 0);
+    for (const w of this.#roundWaiters.splice(0)) {
+      if (minRounds >= w.target) this.#renderWaiters.push({ afterRender: nextRender, resolve: w.resolve });
+      else this.#roundWaiters.push(w);
+    }
+    this.requestRender();
+  }
+
+  /** Renders again soon; changes that arrive while a render runs are coalesced into one more. */
+  readonly requestRender = (): void => {
+    if (!this.#input) return;
+    if (this.#rendering) {
+      this.#dirty = true;
+      return;
+    }
+    this.#rendering = this.#renderNow()
+      .catch((err: unknown) => {
+        // The last good exposition stays served; nobody waits forever for this one.
+        this.#logger.error({ err }, 'render failed');
+        this.#renders++;
+        for (const w of this.#renderWaiters.splice(0)) w.resolve();
+      })
+      .finally(() => {
+        this.#rendering = undefined;
+        if (this.#dirty) {
+          this.#dirty = false;
+          this.requestRender();
+        }
+      });
+  };
+
+  /** Resolves once no render runs (a chain of coalesced ones included). */
+  async settle(): Promise<void> {
+    while (this.#rendering) await this.#rendering;
+  }
+
+  /** Resolves after the next render that follows `rounds` more completed rounds of every node. */
+  waitForRounds(rounds = 1): Promise<void> {
+    const target = this.#minRounds() + rounds;
+    return new Promise<void>((resolve) => this.#roundWaiters.push({ target, resolve }));
+  }
+
+  /** For each recent render that followed a completed round (the last 1,024), the milliseconds from that round's end to the render served, oldest first. */
+  freshnessLagsMs(): readonly number[] {
+    return this.#freshnessLags.slice();
+  }
+
+  /** Renders the served exposition's moment again with a fresh renderer and assembler: nothing cached, to check the cached path against. */
+  renderFresh(): Promise<Exposition> {
+    return new ExpositionRenderer().renderGroups(this.#inputOf().assemble(this.#lastRender, new SampleAssembler()), false);
+  }
+
+  /** Renders the served exposition's moment again with the loop's own caching renderer, without serving it: the cost of a render when nothing changed. */
+  renderCached(): Promise<Exposition> {
+    return this.#renderer.renderGroups(this.#inputOf().assemble(this.#lastRender, this.#assembler));
+  }
+
+  #inputOf(): RenderInput {
+    if (!this.#input) throw new Error('the render loop has not started');
+    return this.#input;
+  }
+
+  #minRounds(): number {
+    return Math.min(...this.#inputOf().nodeRounds());
+  }
+
+  async #renderNow(): Promise<void> {
+    const input = this.#inputOf();
+    const covers = this.#unservedRoundEnd;
+    this.#unservedRoundEnd = undefined;
+    const nowMs = Date.now();
+    const ready = input.nodeRounds().every((r) => r > 0);
+    input.expire(nowMs);
+    // The series count of the exposition being replaced: the new one's is only known once it is rendered.
+    const prevSeries = this.#exposition?.series ?? 0;
+    try {
+      this.#exposition = await this.#renderer.renderGroups(input.assemble({ nowMs, ready, prevSeries }, this.#assembler));
+    } catch (err) {
+      // Nothing new was served: the next render is still the one that makes these rounds visible.
+      if (covers !== undefined) this.#unservedRoundEnd = Math.min(covers, this.#unservedRoundEnd ?? covers);
+      throw err;
+    }
+    this.#lastRender = { nowMs, ready, prevSeries };
+    this.#servedReady = ready;
+    if (covers !== undefined) {
+      this.#freshnessLags.push(performance.now() - covers);
+      if (this.#freshnessLags.length > MAX_FRESHNESS_LAGS) this.#freshnessLags.splice(0, this.#freshnessLags.length - MAX_FRESHNESS_LAGS);
+    }
+    if (this.#renderer.rejected > 0) this.#logger.error({ rejected: this.#renderer.rejected }, 'samples did not match their metric definitions');
+    this.#renders++;
+    for (const w of this.#renderWaiters.splice(0)) {
+      if (this.#renders >= w.afterRender) w.resolve();
+      else this.#renderWaiters.push(w);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { redactConfig, redactUrl } from '../config/load.js';
+import type { StateStore } from '../state/store.js';
+import { DATA_API_POLLER_NAME } from '../data-api/poller.js';
+import { renderLanding } from '../server/landing.js';
+import { BUILD } from './build-info.js';
+import type { Fleet } from './fleet.js';
+
+/** What the status views read. */
+export interface StatusViewOptions {
+  fleet: Fleet;
+  store: StateStore;
+  ready: () => boolean;
+  lastReloadOk: () => boolean;
+}
+
+/** The `/-/status` body: version, readiness, the running configuration (secrets redacted) and each source's state. */
+export function statusBody({ fleet, store, ready, lastReloadOk }: StatusViewOptions): unknown {
+  return {
+    version: BUILD.version,
+    ready: ready(),
+    config: redactConfig(fleet.config),
+    last_reload_successful: lastReloadOk(),
+    sources: store.all().map((st) => ({
+      node: st.node,
+      source: st.source,
+      up: st.up ?? null,
+      last_success: st.lastSuccessMs === undefined ? null : new Date(st.lastSuccessMs).toISOString(),
+      last_error: st.lastError ? { reason: st.lastError.reason, message: st.lastError.message, at: new Date(st.lastError.atMs).toISOString() } : null,
+    })),
+  };
+}
+
+/** The landing page: every polled target (URLs redacted) and its sources' state, refreshing once per poll round. */
+export function landingPage({ fleet, store, ready }: StatusViewOptions): string {
+  const { config, dataApi } = fleet;
+  return renderLanding({
+    telemetryPath: config.web.telemetryPath,
+    version: BUILD.version,
+    ready: ready(),
+    nodes: [
+      ...fleet.nodes.map((n) => ({ name: n.name, url: redactUrl(n.url) })),
+      ...(dataApi ? [{ name: DATA_API_POLLER_NAME, url: redactUrl(fleet.dataApiUrl) }] : []),
+    ],
+    states: store.all(),
+    nowMs: Date.now(),
+    // The status view updates itself once per poll round.
+    refreshSeconds: config.poll.intervalMs / 1000,
+  });
+}
