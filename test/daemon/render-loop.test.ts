@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { RenderLoop, type RenderInput } from '../../src/daemon/render-loop.js';
+import { createLogger } from '../../src/log.js';
+import { LogCapture, valueOf } from '../helpers/daemon.js';
+
+/** A render input whose state is one number; its assembly fails once when asked to. */
+function fakeInput(nodes: number) {
+  const state = { value: 0, rounds: Array.from({ length: nodes }, () => 0), assembled: 0, failNext: false };
+  const input: RenderInput = {
+    nodeRounds: () => state.rounds,
+    expire: () => {},
+    assemble: () => {
+      state.assembled++;
+      if (state.failNext) {
+        state.failNext = false;
+        throw new Error('assembly failed');
+      }
+      return [[{ name: 'avax_exporter_series', labels: {}, value: state.value }]];
+    },
+  };
+  return {
+    state,
+    input,
+  };
+}
+
+const served = (loop: RenderLoop) => valueOf(loop.exposition.text.toString(), 'avax_exporter_series');
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+describe('render loop', () => {
+  it('renders once on start, and is ready only once every node has a round in the served exposition', async () => {
+    const f = fakeInput(2);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    await loop.start(f.input);
+    expect(loop.renders).toBe(1);
+    expect(loop.ready()).toBe(false);
+    f.state.rounds[0] = 1;
+    loop.roundEnded();
+    loop.roundsAdvanced();
+    await loop.settle();
+    expect(loop.ready()).toBe(false); // one node of two
+    f.state.rounds[1] = 1;
+    expect(loop.ready()).toBe(false); // not before a render holds it
+    loop.roundEnded();
+    loop.roundsAdvanced();
+    await loop.settle();
+    expect(loop.ready()).toBe(true);
+  });
+
+  it('coalesces requests that arrive during a render into one more render', async () => {
+    const f = fakeInput(1);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    await loop.start(f.input);
+    f.state.value = 1;
+    loop.requestRender();
+    expect(loop.inFlight).toBeDefined();
+    f.state.value = 2;
+    loop.requestRender();
+    loop.requestRender();
+    loop.requestRender();
+    await loop.settle();
+    // The start, the one asked for, and one for everything asked during it.
+    expect(f.state.assembled).toBe(3);
+    expect(loop.renders).toBe(3);
+    expect(served(loop)).toBe(2);
+  });
+
+  it('resolves a round waiter on the render that follows the rounds, with the state they saw', async () => {
+    const f = fakeInput(2);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    await loop.start(f.input);
+    let resolved = false;
+    const waited = loop.waitForRounds(1).then(() => (resolved = true));
+    f.state.rounds[0] = 1;
+    loop.roundEnded();
+    loop.roundsAdvanced();
+    await loop.settle();
+    await settle();
+    expect(resolved).toBe(false); // the other node has not completed a round yet
+    f.state.rounds[1] = 1;
+    f.state.value = 7;
+    loop.roundEnded();
+    loop.roundsAdvanced();
+    await waited;
+    expect(served(loop)).toBe(7);
+    // Each render that followed a round measured its lag from that round's end.
+    expect(loop.freshnessLagsMs()).toHaveLength(2);
+    for (const lag of loop.freshnessLagsMs()) expect(lag).toBeGreaterThanOrEqual(0);
+  });
+
+  it('keeps serving the last exposition when a render fails, logs it, and releases its waiters; the next render still measures the round', async () => {
+    const f = fakeInput(1);
+    const logs = new LogCapture();
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: logs }));
+    f.state.value = 3;
+    await loop.start(f.input);
+    const waited = loop.waitForRounds(1);
+    f.state.rounds[0] = 1;
+    f.state.value = 4;
+    f.state.failNext = true;
+    loop.roundEnded();
+    loop.roundsAdvanced();
+    await waited;
+    expect(served(loop)).toBe(3);
+    expect(logs.withMsg('render failed')).toHaveLength(1);
+    expect(loop.freshnessLagsMs()).toEqual([]);
+    loop.requestRender();
+    await loop.settle();
+    expect(served(loop)).toBe(4);
+    expect(loop.freshnessLagsMs()).toHaveLength(1);
+  });
+
+  it('renders the served moment again, fresh or cached, to the same text', async () => {
+    const f = fakeInput(1);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    f.state.value = 5;
+    await loop.start(f.input);
+    expect((await loop.renderFresh()).text.equals(loop.exposition.text)).toBe(true);
+    expect((await loop.renderCached()).text.equals(loop.exposition.text)).toBe(true);
+    expect(loop.renders).toBe(1); // neither is served
+  });
+});
