@@ -45,7 +45,7 @@ export interface DaemonOptions {
   jitter?: number;
   /** Largest upstream response body accepted (default 64 MiB). */
   maxResponseBytes?: number;
-  /** Start the poll timers (default). Off, rounds run only through `pollNow` (soak runs and benchmarks drive time themselves). */
+  /** Start the poll timers (default). Off, rounds run only through the test handle's `pollNow` (soak runs and benchmarks drive time themselves). */
   autoStart?: boolean;
   /** Reads the configuration again (flags, environment, file) for a reload; without it, reloads fail. */
   reloadConfig?: () => Config;

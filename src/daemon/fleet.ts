@@ -56,8 +56,7 @@ export class Fleet {
   #wasReady = false;
   // Network-wide data (the validator set's stake) is fetched by one node for all of its network, as often as a node would.
   readonly #network: NetworkShared;
-  /** Max age of a pseudo-node's series where it differs from the nodes': the Data API polls less often than the nodes. */
-  readonly maxAgeByNode: Map<string, number>;
+  readonly #maxAgeByNode: Map<string, number>;
   #minIntervals: ReadonlyMap<string, number>;
 
   constructor(opts: FleetOptions) {
@@ -66,7 +65,7 @@ export class Fleet {
     this.#network = new NetworkShared(() => this.#config.poll.intervalMs * SLOW_REFRESH_ROUNDS);
     this.#nodes = this.#nodesOf(opts.config);
     this.#dataApiUrl = this.#dataApiUrlOf(opts.config);
-    this.maxAgeByNode = new Map([[DATA_API_POLLER_NAME, opts.config.dataApi.maxAgeMs]]);
+    this.#maxAgeByNode = new Map([[DATA_API_POLLER_NAME, opts.config.dataApi.maxAgeMs]]);
     this.#minIntervals = sourceMinIntervals(opts.config.poll);
     this.#nodePollers = this.#nodes.map((n) => this.#makeNodePoller(n, opts.config));
     this.#dataApi = this.#makeDataApi(opts.config, this.#dataApiUrl, this.#nodePollers);
@@ -99,6 +98,11 @@ export class Fleet {
   /** Node pollers first, in config order, then any other poller. */
   get pollers(): readonly PollerHandle[] {
     return [...this.#nodePollers, ...(this.#dataApi ? [this.#dataApi] : [])];
+  }
+
+  /** Max age of a pseudo-node's series where it differs from the nodes': the Data API polls less often than the nodes. */
+  get maxAgeByNode(): ReadonlyMap<string, number> {
+    return this.#maxAgeByNode;
   }
 
   /** Sources asked less often than every round, and by as much longer their values stay current. */
@@ -164,7 +168,7 @@ export class Fleet {
     for (const name of removed) store.removeNode(name);
     this.#nodes = nextNodes;
     this.#dataApiUrl = nextDataApiUrl;
-    this.maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
+    this.#maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
     this.#minIntervals = sourceMinIntervals(next.poll);
     this.#nodePollers = nextNodePollers;
     if (nextDataApi !== dataApi) {

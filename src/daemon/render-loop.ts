@@ -96,6 +96,7 @@ export class RenderLoop {
 
   /** Renders again soon; changes that arrive while a render runs are coalesced into one more. */
   readonly requestRender = (): void => {
+    // Before start() there is nothing to render yet; start() renders anyway.
     if (!this.#input) return;
     if (this.#rendering) {
       this.#dirty = true;
