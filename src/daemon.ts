@@ -12,7 +12,7 @@ import { startDemoUpstreams } from './daemon/demo-start.js';
 import { RenderLoop } from './daemon/render-loop.js';
 import { Fleet } from './daemon/fleet.js';
 import { ConfigReloads, type ReloadResult } from './daemon/config-reload.js';
-import { daemonRenderInput } from './daemon/render-input.js';
+import { daemonRenderInput, declaredMetrics, sourcesByName } from './daemon/render-input.js';
 import { landingPage, statusBody } from './daemon/status.js';
 import { listenDaemonHttp } from './daemon/http.js';
 import { logTransition } from './daemon/log-transition.js';
@@ -65,7 +65,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   await processMetrics.refresh();
   const demo = await startDemoUpstreams(config, logger);
 
-  const loop = new RenderLoop(logger);
+  const loop = new RenderLoop(logger, declaredMetrics(sources));
   const fleet = new Fleet({ config, demo, sources, transport, store, logger, jitter: opts.jitter, autoStart: opts.autoStart !== false, rounds: loop });
   const reloads = new ConfigReloads({ fleet, logger, reloadConfig: opts.reloadConfig, onOutcome: loop.requestRender });
   // /probe: configured nodes from this store, allow-listed URLs through pollers of its own (src/probe/).
@@ -85,7 +85,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   // Rendered once before listening: no scrape ever finds nothing to serve.
   await loop.start(daemonRenderInput({ store, sources, fleet, probe, reloads }));
 
-  const views = { fleet, store, ready: loop.ready, lastReloadOk: () => reloads.lastOk };
+  const views = { fleet, store, ready: loop.ready, lastReloadOk: () => reloads.lastOk, sources: sourcesByName(sources) };
   const http = await listenDaemonHttp(
     config.web,
     {

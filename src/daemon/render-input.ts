@@ -3,7 +3,7 @@ import type { SourceDef } from '../sources/source.js';
 import { DATA_API_SOURCES } from '../data-api/sources.js';
 import { collectDataApiStats } from '../data-api/collect.js';
 import type { ProbeService } from '../probe/probe-service.js';
-import type { Sample } from '../exposition/metric-defs.js';
+import type { MetricDef, Sample } from '../exposition/metric-defs.js';
 import { BUILD } from './build-info.js';
 import type { Fleet } from './fleet.js';
 import type { ConfigReloads } from './config-reload.js';
@@ -20,15 +20,24 @@ export interface DaemonRenderInputOptions {
 }
 
 /**
+ * Every source the daemon may hold values of, by name: the node sources
+ * polled, and the Data API's, registered whether or not the Data API is on,
+ * so a reload can turn it on. Only their read side (collect, status) is used
+ * through this map, so the Data API's poll context does not matter here.
+ */
+export function sourcesByName(sources: readonly SourceDef<unknown>[]): Map<string, SourceDef<unknown>> {
+  const byName = new Map<string, SourceDef<unknown>>(sources.map((s) => [s.name, s]));
+  for (const s of DATA_API_SOURCES) byName.set(s.name, s as unknown as SourceDef<unknown>);
+  return byName;
+}
+
+/**
  * The daemon's {@link RenderInput}: every source's series from the store
  * (the Data API's included), and the exporter's own series (Data API client
  * stats, series count, probe targets, reload outcomes).
  */
 export function daemonRenderInput({ store, sources, fleet, probe, reloads }: DaemonRenderInputOptions): RenderInput {
-  // Collectors by source name; the Data API's only read values, so their poll context does not matter here.
-  const sourceByName = new Map<string, SourceDef<unknown>>(sources.map((s) => [s.name, s]));
-  // Registered whether or not the Data API is on, so a reload can turn it on.
-  for (const s of DATA_API_SOURCES) sourceByName.set(s.name, s as unknown as SourceDef<unknown>);
+  const sourceByName = sourcesByName(sources);
   const selfSamples = (prevSeries: number): Sample[] => {
     const { dataApi, config } = fleet;
     return [
@@ -56,4 +65,9 @@ export function daemonRenderInput({ store, sources, fleet, probe, reloads }: Dae
         extra: selfSamples(prevSeries),
       }),
   };
+}
+
+/** The metric definitions that sources outside the product declare (SourceDef.metrics), for the renderer. */
+export function declaredMetrics(sources: readonly SourceDef<unknown>[]): Record<string, MetricDef> {
+  return Object.assign({}, ...sources.map((s) => s.metrics ?? {})) as Record<string, MetricDef>;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { SampleAssembler } from '../exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
-import type { Sample } from '../exposition/metric-defs.js';
+import type { MetricDef, Sample } from '../exposition/metric-defs.js';
 
 /** The moment a render is of: its clock, whether every node had completed a round, and the previous exposition's series count. */
 export interface RenderMoment {
@@ -31,8 +31,9 @@ const MAX_FRESHNESS_LAGS = 1_024;
  */
 export class RenderLoop {
   // Both keep what they made for unchanged source values, so a render after one node's round formats that node only.
-  readonly #renderer = new ExpositionRenderer();
+  readonly #renderer: ExpositionRenderer;
   readonly #assembler = new SampleAssembler();
+  readonly #extraMetrics: Readonly<Record<string, MetricDef>> | undefined;
   readonly #logger: Logger;
   #input: RenderInput | undefined;
   #exposition: Exposition | undefined;
@@ -49,8 +50,11 @@ export class RenderLoop {
   #servedReady = false;
   #lastRender: RenderMoment = { nowMs: 0, ready: false, prevSeries: 0 };
 
-  constructor(logger: Logger) {
+  /** @param extraMetrics definitions of metrics outside the product's contract (sources' `metrics`). */
+  constructor(logger: Logger, extraMetrics?: Readonly<Record<string, MetricDef>>) {
     this.#logger = logger;
+    this.#extraMetrics = extraMetrics;
+    this.#renderer = new ExpositionRenderer(extraMetrics);
   }
 
   /** Renders `input` for the first time; from then on, {@link requestRender} renders it again. */
@@ -136,7 +140,7 @@ export class RenderLoop {
 
   /** Renders the served exposition's moment again with a fresh renderer and assembler: nothing cached, to check the cached path against. */
   renderFresh(): Promise<Exposition> {
-    return new ExpositionRenderer().renderGroups(this.#inputOf().assemble(this.#lastRender, new SampleAssembler()), false);
+    return new ExpositionRenderer(this.#extraMetrics).renderGroups(this.#inputOf().assemble(this.#lastRender, new SampleAssembler()), false);
   }
 
   /** Renders the served exposition's moment again with the loop's own caching renderer, without serving it: the cost of a render when nothing changed. */

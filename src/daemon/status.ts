@@ -4,6 +4,7 @@ import { DATA_API_POLLER_NAME } from '../data-api/poller.js';
 import { renderLanding } from '../server/landing.js';
 import { BUILD } from './build-info.js';
 import type { Fleet } from './fleet.js';
+import type { SourceDef } from '../sources/source.js';
 
 /** What the status views read. */
 export interface StatusViewOptions {
@@ -11,6 +12,8 @@ export interface StatusViewOptions {
   store: StateStore;
   ready: () => boolean;
   lastReloadOk: () => boolean;
+  /** Every source by name, for the status page's sections. */
+  sources: ReadonlyMap<string, SourceDef<unknown>>;
 }
 
 /** The `/-/status` body: version, readiness, the running configuration (secrets redacted) and each source's state. */
@@ -31,7 +34,7 @@ export function statusBody({ fleet, store, ready, lastReloadOk }: StatusViewOpti
 }
 
 /** The landing page: every polled target (URLs redacted) and its sources' state, refreshing once per poll round. */
-export function landingPage({ fleet, store, ready }: StatusViewOptions): string {
+export function landingPage({ fleet, store, ready, sources }: StatusViewOptions): string {
   const { config, dataApi } = fleet;
   return renderLanding({
     telemetryPath: config.web.telemetryPath,
@@ -45,5 +48,6 @@ export function landingPage({ fleet, store, ready }: StatusViewOptions): string 
     nowMs: Date.now(),
     // The status view updates itself once per poll round.
     refreshSeconds: config.poll.intervalMs / 1000,
+    sources,
   });
 }

@@ -1,4 +1,5 @@
 import type { SourceState } from '../state/store.js';
+import type { StatusPageInput } from './status-page.js';
 import { escapeHtml } from './html.js';
 import { nodeAnchor, renderFleetSummary, renderNodeStatus, statusPageHead } from './status-page.js';
 
@@ -14,6 +15,8 @@ export interface LandingInput {
   nowMs: number;
   /** Seconds between two live updates of the page: the poll interval (default 15). */
   refreshSeconds?: number;
+  /** The source definitions whose status sections render (default: every product source). */
+  sources?: StatusPageInput['sources'];
 }
 
 function ago(ms: number | undefined, now: number): string {

@@ -3,7 +3,7 @@ import { afterEach } from 'vitest';
 import { FakeNode } from '../../src/fake/fake-node.js';
 import { gunzipSync } from 'node:zlib';
 import { buildConfig } from '../../src/config/load.js';
-import { startDaemon, type Daemon, testHandle } from '../../src/daemon.js';
+import { startDaemon, type Daemon, type DaemonOptions, testHandle } from '../../src/daemon.js';
 import { createLogger } from '../../src/log.js';
 
 /** Log lines captured from a daemon under test. */
@@ -31,7 +31,7 @@ export interface TestDaemon {
 }
 
 /** Starts a daemon from a raw (file-shaped) config, on a free loopback port, with fast polling. */
-export async function startTestDaemon(raw: Record<string, unknown>, extra: { maxResponseBytes?: number } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(raw: Record<string, unknown>, extra: Pick<DaemonOptions, 'maxResponseBytes' | 'sources'> = {}): Promise<TestDaemon> {
   const logs = new LogCapture();
   const config = buildConfig({
     web: { listen_address: '127.0.0.1:0' },
