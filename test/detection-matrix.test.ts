@@ -1,0 +1,547 @@
+/**
+ * The detection matrix (issue 15, point 8): the shipped alert rules, in a real
+ * Prometheus, against real deployments. Each row of test/helpers/detection-rows.ts
+ * is a deployment: fake AvalancheGo nodes in a real-behaviour mode
+ * (src/fake/real-modes.ts), the exporter polling them, and one Prometheus
+ * scraping every row's exporter with the row's name as the `cluster` label
+ * (so the rows also show that the rules keep environments apart). Each row
+ * asserts which alerts are raised (pending or firing) and which never are
+ * during its observation window, sampled all along and checked once more at
+ * the end from the ALERTS series over the whole window; the node-unreachable
+ * row also shows that pages stay raised after their data is gone and that a
+ * real Alertmanager, with the runbook's inhibitions, silences the source-level
+ * warning while the node-down page fires.
+ *
+ * The rules are the shipped file with every time duration divided by
+ * {@link FACTOR} (test/helpers/scale-rules.ts: `for`, `keep_firing_for`, PromQL
+ * ranges and offsets); thresholds are data and stay as shipped. The time each
+ * incident takes to detect at the shipped durations is in docs/detection.md.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeNode, type FakeNodeState } from '../src/fake/fake-node.js';
+import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
+import { autoRenewing, observedOutage, partialSyncMode, restartedAfterOutage } from '../src/fake/real-modes.js';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus } from './helpers/prometheus.js';
+import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';
+import { ALERTS_DIR, ROOT } from './helpers/promql-contract.js';
+import { formatPromDuration, parsePromDuration, scaleDuration, scaleExpr, scaleRulesText } from './helpers/scale-rules.js';
+import { FACTOR, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow } from './helpers/detection-rows.js';
+import {
+  advanceChains,
+  DAY,
+  liveWorld,
+  nonValidatorWorld,
+  SELF,
+  unhealthyStrangers,
+  upgradeTime,
+  validatorOf,
+  WATCHER_A,
+  WATCHER_B,
+} from './helpers/matrix-worlds.js';
+
+const RULES_FILE = join(ALERTS_DIR, 'avax-exporter.rules.yml');
+const RUNBOOK_FILE = join(ROOT, 'docs', 'runbook.md');
+const JOB = 'avax-exporter';
+/** When each row's exporter was first scraped with data. */
+const readyAt = new Map<string, number>();
+/** How long every row is watched for alerts that must never be raised, from its exporter's first data. */
+const WINDOW_MS = 40_000;
+/** Ceiling of one wait (an alert to rise, data to appear). Generous: the suite runs on 2 busy cores. */
+const WAIT_MS = 45_000;
+/** Offline share of the offline-for-hours validator: 25 of its 100 days. */
+const OFFLINE_SECONDS = 25 * DAY;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ------------------------------------------------------------- scaling, unit
+
+describe('scaling the rules for a live test (test/helpers/scale-rules.ts)', () => {
+  it('parses and formats Prometheus durations', () => {
+    expect(parsePromDuration('1h30m')).toBe(5_400_000);
+    expect(parsePromDuration('500ms')).toBe(500);
+    expect(parsePromDuration('7d')).toBe(7 * 86_400_000);
+    expect(parsePromDuration('300')).toBe(300_000);
+    expect(() => parsePromDuration('5 minutes')).toThrow(/not a Prometheus duration/);
+    expect(formatPromDuration(90_000)).toBe('1m30s');
+    expect(formatPromDuration(2_500)).toBe('2s500ms');
+    expect(formatPromDuration(0)).toBe('0s');
+    expect(scaleDuration('15m', 60)).toBe('15s');
+    expect(scaleDuration('5m', 120)).toBe('2s500ms');
+    expect(scaleDuration('1m', 60, 4_000)).toBe('4s');
+  });
+
+  it('scales ranges, subquery ranges and steps, and offsets; never a threshold or a string', () => {
+    const opts = { factor: 60, minRangeMs: 4_000 };
+    expect(scaleExpr('rate(a{x=~"[0-9]{5m}"}[10m] offset 1h) > 600', opts)).toBe('rate(a{x=~"[0-9]{5m}"}[10s] offset 1m) > 600');
+    expect(scaleExpr('max_over_time(b[7d:5m]) and changes(c[1m]) == 0', opts)).toBe('max_over_time(b[2h48m:5s]) and changes(c[4s]) == 0');
+    expect(scaleExpr('d offset -2m < on () group_left () avax:threshold:x', opts)).toBe('d offset -2s < on () group_left () avax:threshold:x');
+    expect(scaleExpr('time() - e > 86400', opts)).toBe('time() - e > 86400');
+  });
+
+  it('scales for and keep_firing_for of every rule, and nothing else', () => {
+    const text = [
+      'groups:',
+      '  - name: g',
+      '    rules:',
+      '      - record: r:x',
+      '        expr: max_over_time(x[7d])',
+      '      - alert: A',
+      '        expr: changes(y[15m]) == 0 and z > 604800',
+      '        for: 10m',
+      '        keep_firing_for: 15m',
+      '        labels: { severity: critical, window: 10m }',
+      '        annotations: { summary: "down for 10m" }',
+    ].join('\n');
+    const out = parseYaml(scaleRulesText(text, { factor: 60, minRangeMs: 4_000 })) as { groups: { rules: Record<string, unknown>[] }[] };
+    expect(out.groups[0]?.rules).toEqual([
+      { record: 'r:x', expr: 'max_over_time(x[2h48m])' },
+      { alert: 'A', expr: 'changes(y[15s]) == 0 and z > 604800', for: '10s', keep_firing_for: '15s', labels: { severity: 'critical', window: '10m' }, annotations: { summary: 'down for 10m' } },
+    ]);
+  });
+
+  it('the shipped rules scale without error and keep every rule', () => {
+    type Doc = { groups: { rules: Record<string, unknown>[] }[] };
+    const shipped = parseYaml(readFileSync(RULES_FILE, 'utf8')) as Doc;
+    const scaled = parseYaml(scaleRulesText(readFileSync(RULES_FILE, 'utf8'), { factor: FACTOR, minRangeMs: MIN_RANGE_MS })) as Doc;
+    const names = (d: Doc) => d.groups.flatMap((g) => g.rules.map((r) => String(r['alert'] ?? r['record'])));
+    expect(names(scaled)).toEqual(names(shipped));
+    const strip = (d: Doc) => d.groups.flatMap((g) => g.rules.map(({ for: _f, keep_firing_for: _k, expr: _e, ...rest }) => rest));
+    expect(strip(scaled)).toEqual(strip(shipped));
+  });
+});
+
+// ------------------------------------------------------------ Prometheus API
+
+interface Alert {
+  labels: Record<string, string>;
+  state: 'pending' | 'firing';
+  activeAt: string;
+}
+interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+let prom: Prometheus | undefined;
+let am: Alertmanager | undefined;
+
+async function api<T>(path: string, params: Record<string, string> = {}): Promise<T> {
+  if (!prom) throw new Error('Prometheus is not running');
+  const res = await fetch(`${prom.url}/api/v1/${path}?${new URLSearchParams(params).toString()}`);
+  const body = (await res.json()) as { status: string; data: T; error?: string };
+  if (body.status !== 'success') throw new Error(`${path} ${JSON.stringify(params)}: ${body.error ?? res.status}`);
+  return body.data;
+}
+
+async function query(expr: string): Promise<Sample[]> {
+  return (await api<{ result: Sample[] }>('query', { query: expr })).result;
+}
+
+/** The active alerts, fetched at most every 400 ms whatever the number of rows asking. */
+let alertsCache: { at: number; alerts: Promise<Alert[]> } | undefined;
+function activeAlerts(): Promise<Alert[]> {
+  if (!alertsCache || Date.now() - alertsCache.at > 400) {
+    const p = api<{ alerts: Alert[] }>('alerts').then((d) => d.alerts);
+    p.catch(() => undefined);
+    alertsCache = { at: Date.now(), alerts: p };
+  }
+  return alertsCache.alerts;
+}
+
+const matches = (labels: Record<string, string>, ref: AlertRef & { labels?: Record<string, string> }) =>
+  labels['alertname'] === ref.alertname && (ref.severity === undefined || labels['severity'] === ref.severity) && Object.entries(ref.labels ?? {}).every(([k, v]) => labels[k] === v);
+
+const describeAlert = (l: Record<string, string>) => `${l['alertname']}{${Object.entries(l).filter(([k]) => k !== 'alertname').map(([k, v]) => `${k}="${v}"`).join(',')}}`;
+
+async function alertsOf(cluster: string): Promise<Alert[]> {
+  return (await activeAlerts()).filter((a) => a.labels['cluster'] === cluster);
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = WAIT_MS, stepMs = 250): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await sleep(stepMs);
+  }
+}
+
+/** Waits until an alert of the cluster matching `ref` is raised (or firing); returns it. */
+async function waitRaised(cluster: string, ref: AlertRef & { labels?: Record<string, string> }, firing = false): Promise<Alert> {
+  return waitFor(`${ref.alertname}${ref.severity ? `{severity="${ref.severity}"}` : ''} ${firing ? 'firing' : 'raised'} in ${cluster}`, async () => {
+    const found = (await alertsOf(cluster)).find((a) => matches(a.labels, ref) && (!firing || a.state === 'firing'));
+    return found;
+  });
+}
+
+/** Every alert of the cluster raised (pending or firing) at any evaluation in the last `ms`, from the ALERTS series. */
+async function raisedDuring(cluster: string, ms: number): Promise<Record<string, string>[]> {
+  const range = formatPromDuration(Math.ceil(ms / 1000) * 1000 + 2_000);
+  return (await query(`last_over_time(ALERTS{cluster="${cluster}"}[${range}])`)).map((s) => s.metric);
+}
+
+/** Violations of a row's `never` and `silent` lists among these alert label sets. */
+function violations(row: MatrixRow, labelSets: Record<string, string>[]): string[] {
+  const out: string[] = [];
+  for (const l of labelSets) {
+    if (row.never.some((n) => matches(l, n))) out.push(`never: ${describeAlert(l)}`);
+    else if (row.silent.includes(l['severity'] as never) && !row.raised.some((r) => matches(l, r))) out.push(`silent ${l['severity']}: ${describeAlert(l)}`);
+  }
+  return [...new Set(out)];
+}
+
+// ------------------------------------------------------------- deployments
+
+/** One row's deployment: its fake nodes, its exporter, and the chains that move on each node. */
+interface Deployment {
+  nodes: Record<string, FakeNode>;
+  exporter: TestDaemon;
+  moving: { node: FakeNode; chains: string[] }[];
+  /** Node ids that are strangers (not watched) in this row. */
+  strangers: string[];
+}
+
+const POLL = { interval: '1s', timeout: '900ms', max_age: '5s' };
+
+async function deploy(nodes: Record<string, { state: FakeNodeState; watch?: Record<string, unknown>; moving?: string[] }>, strangers: string[] = []): Promise<Deployment> {
+  const started: Record<string, FakeNode> = {};
+  for (const [name, n] of Object.entries(nodes)) started[name] = await FakeNode.start({ state: n.state, maxCalls: 1000 });
+  const exporter = await startTestDaemon({
+    nodes: Object.entries(nodes).map(([name, n]) => ({ name, url: (started[name] as FakeNode).url, ...(n.watch ? { watch: n.watch } : {}) })),
+    poll: POLL,
+  });
+  return {
+    nodes: started,
+    exporter,
+    moving: Object.entries(nodes).map(([name, n]) => ({ node: started[name] as FakeNode, chains: n.moving ?? ['P', 'C'] })),
+    strangers,
+  };
+}
+
+/** Builds the deployment of each row of the matrix. */
+const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
+  'healthy-validator': (now) => deploy({ validator: { state: liveWorld(now) } }),
+  'offline-for-hours': (now) => {
+    const watcher = observedOutage(nonValidatorWorld(now, WATCHER_A), SELF, OFFLINE_SECONDS, false, now);
+    return deploy({ validator: { state: restartedAfterOutage(liveWorld(now), OFFLINE_SECONDS, now) }, watcher: { state: watcher, watch: { node_ids: [SELF] } } });
+  },
+  'node-unreachable': (now) => deploy({ validator: { state: liveWorld(now) } }),
+  'rpc-node': (now) => deploy({ rpc: { state: nonValidatorWorld(now) } }),
+  'all-validators': (now) => {
+    const s = liveWorld(now);
+    const strangers = unhealthyStrangers(now);
+    s.primaryValidators.push(...strangers);
+    const ids = [...strangers.map((v) => v.nodeId), FIXTURE_IDS.disconnectedValidatorNodeId];
+    return deploy({ validator: { state: s, watch: { all_validators: true } } }, ids);
+  },
+  'renewing-near-end': (now) => {
+    const s = liveWorld(now);
+    validatorOf(s, SELF).endTime = now + 3 * DAY;
+    return deploy({ validator: { state: autoRenewing(s, SELF, 14 * DAY, 500_000) } });
+  },
+  'ending-without-renewal': (now) => {
+    const s = liveWorld(now);
+    validatorOf(s, SELF).endTime = now + 3 * DAY;
+    return deploy({ validator: { state: s } });
+  },
+  'p-chain-only': (now) => deploy({ l1validator: { state: partialSyncMode(liveWorld(now)), moving: ['P'] } }),
+  'acp267-at-86': (now) => {
+    const s = liveWorld(now);
+    s.upgrades.heliconTime = upgradeTime(now - 60 * DAY);
+    const v = validatorOf(s, SELF);
+    v.startTime = now - 30 * DAY;
+    v.endTime = now + 335 * DAY;
+    // What the network sees (info.uptime, the peers); the node's own view after a restart stays high.
+    s.uptime = { weightedAveragePercentage: 86, rewardingStakePercentage: 0 };
+    for (const p of s.peers) p.observedUptime = 86;
+    v.uptime = 99.9;
+    return deploy({ validator: { state: s } });
+  },
+  'one-bad-observer': (now) => {
+    const bad = nonValidatorWorld(now, WATCHER_A);
+    const seenBadly = validatorOf(bad, SELF);
+    seenBadly.uptime = 60;
+    seenBadly.connected = false;
+    // A badly connected node also lists the validator as disconnected in its chains' health checks.
+    for (const c of ['P', 'X', 'C']) {
+      const msg = bad.health[c]?.message as { networking?: { disconnectedValidators: string[] } } | undefined;
+      msg?.networking?.disconnectedValidators.push(SELF);
+    }
+    const good = nonValidatorWorld(now, WATCHER_B);
+    validatorOf(good, SELF).uptime = 99.5;
+    return deploy({ a: { state: bad, watch: { node_ids: [SELF] } }, b: { state: good, watch: { node_ids: [SELF] } } });
+  },
+  'quiet-chain': (now) => deploy({ validator: { state: liveWorld(now), moving: ['P', 'C'] } }),
+  'stalled-chain': (now) => deploy({ a: { state: liveWorld(now), moving: ['P'] }, b: { state: nonValidatorWorld(now, WATCHER_B), moving: ['P', 'C'] } }),
+};
+
+// -------------------------------------------------------------------- setup
+
+const deployments = new Map<string, Deployment>();
+let dir = '';
+let ticker: NodeJS.Timeout | undefined;
+let setupError: Error | undefined;
+const processExitGuard = () => {
+  prom?.child.kill('SIGKILL');
+  am?.child.kill('SIGKILL');
+};
+
+/** The Alertmanager inhibitions the runbook recommends (its ```yaml block with inhibit_rules). */
+function runbookInhibitRules(): unknown[] {
+  const runbook = readFileSync(RUNBOOK_FILE, 'utf8');
+  const block = [...runbook.matchAll(/```ya?ml\n([\s\S]*?)```/g)].map((m) => m[1] as string).find((b) => /^inhibit_rules:/m.test(b));
+  if (!block) throw new Error('docs/runbook.md has no ```yaml block with inhibit_rules');
+  const rules = (parseYaml(block) as { inhibit_rules?: unknown[] }).inhibit_rules;
+  if (!Array.isArray(rules) || rules.length === 0) throw new Error('the runbook inhibit_rules block is empty');
+  return rules;
+}
+
+async function start(): Promise<void> {
+  checkPrometheusInstalled();
+  checkAlertmanagerInstalled();
+  dir = mkdtempSync(join(tmpdir(), 'avax-exporter-matrix-'));
+  const now = Math.floor(Date.now() / 1000);
+  const missing = MATRIX.filter((r) => !DEPLOY[r.cluster]).map((r) => r.cluster);
+  if (missing.length) throw new Error(`no deployment for rows ${missing.join(', ')}`);
+  await Promise.all(
+    MATRIX.map(async (r) => {
+      deployments.set(r.cluster, await (DEPLOY[r.cluster] as (n: number) => Promise<Deployment>)(now));
+    }),
+  );
+  ticker = setInterval(() => {
+    for (const d of deployments.values()) for (const m of d.moving) advanceChains(m.node.state, m.chains);
+  }, 1000);
+
+  const amConfig = {
+    route: { receiver: 'null', group_by: ['...'], group_wait: '1s', group_interval: '1s', repeat_interval: '1h' },
+    receivers: [{ name: 'null' }],
+    inhibit_rules: runbookInhibitRules(),
+  };
+  writeFileSync(join(dir, 'alertmanager.yml'), JSON.stringify(amConfig, null, 2));
+  process.once('exit', processExitGuard);
+  am = await startAlertmanager(dir, join(dir, 'alertmanager.yml'));
+
+  writeFileSync(join(dir, 'rules.yml'), scaleRulesText(readFileSync(RULES_FILE, 'utf8'), { factor: FACTOR, minRangeMs: MIN_RANGE_MS }));
+  const config = {
+    global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+    rule_files: [join(dir, 'rules.yml')],
+    alerting: { alertmanagers: [{ static_configs: [{ targets: [new URL(am.url).host] }] }] },
+    scrape_configs: [
+      {
+        job_name: JOB,
+        static_configs: MATRIX.map((r) => ({ targets: [new URL((deployments.get(r.cluster) as Deployment).exporter.daemon.url).host], labels: { cluster: r.cluster } })),
+      },
+    ],
+  };
+  writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify(config, null, 2));
+  prom = await startPrometheus(dir, join(dir, 'prometheus.yml'));
+}
+
+beforeAll(async () => {
+  try {
+    await start();
+  } catch (err) {
+    setupError = err as Error;
+  }
+}, 90_000);
+
+afterAll(async () => {
+  if (ticker) clearInterval(ticker);
+  const children = [prom?.child, am?.child];
+  for (const c of children) if (c) await stopProcess(c);
+  process.off('exit', processExitGuard);
+  await Promise.all(
+    [...deployments.values()].map(async (d) => {
+      await d.exporter.daemon.stop();
+      await Promise.all(Object.values(d.nodes).map((n) => n.stop()));
+    }),
+  );
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+function setUp(): void {
+  if (setupError) throw setupError;
+}
+
+/** Waits until Prometheus scrapes the row's exporter and the exporter has polled every node once; returns when. */
+async function waitReady(cluster: string): Promise<number> {
+  await waitFor(`${cluster}: its exporter scraped and ready`, async () => ((await query(`avax_exporter_ready{cluster="${cluster}"} == 1`)).length === 1 ? true : undefined));
+  return Date.now();
+}
+
+/** The value of an instant query that must return exactly one series. */
+async function valueOf(expr: string): Promise<number> {
+  const r = await waitFor(`${expr} to return one series`, async () => {
+    const s = await query(expr);
+    return s.length === 1 ? s : undefined;
+  });
+  return Number(r[0]?.value[1]);
+}
+
+/**
+ * Watches a row until `until` (ms since epoch): every second, no active alert
+ * may break its `never` or `silent` lists.
+ */
+async function watchRow(row: MatrixRow, until: number, extra: (a: Alert) => string | undefined = () => undefined): Promise<void> {
+  while (Date.now() < until) {
+    const alerts = await alertsOf(row.cluster);
+    const bad = [...violations(row, alerts.map((a) => a.labels)), ...alerts.flatMap((a) => extra(a) ?? [])];
+    expect(bad, `${row.cluster}: alerts raised that must not be`).toEqual([]);
+    await sleep(1000);
+  }
+}
+
+// -------------------------------------------------------------------- rows
+
+/** Premises: the row's deployment really is what it claims (checked through Prometheus). */
+const PREMISES: Record<string, () => Promise<void>> = {
+  'offline-for-hours': async () => {
+    const c = 'cluster="offline-for-hours"';
+    // The node's own view stays near 100 % and connected; the network's view shows the outage.
+    expect(await valueOf(`avax_validator_uptime_ratio{${c},node="validator",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"}`)).toBeGreaterThan(0.99);
+    expect(await valueOf(`avax_validator_connected{${c},node="validator",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"}`)).toBe(1);
+    expect(await valueOf(`avax_node_uptime_weighted_average_ratio{${c},node="validator"}`)).toBeCloseTo(0.75, 2);
+    expect(await valueOf(`avax_validator_uptime_ratio{${c},node="watcher",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"}`)).toBeCloseTo(0.75, 2);
+  },
+  'rpc-node': async () => {
+    expect(await valueOf('avax_node_is_validator{cluster="rpc-node"}')).toBe(0);
+  },
+  'acp267-at-86': async () => {
+    const c = `cluster="acp267-at-86",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"`;
+    expect(await valueOf(`avax_validator_reward_uptime_threshold_ratio{${c}}`)).toBeCloseTo(0.9, 6);
+    expect(await valueOf('avax_node_uptime_weighted_average_ratio{cluster="acp267-at-86"}')).toBeCloseTo(0.86, 6);
+  },
+  'one-bad-observer': async () => {
+    const c = `cluster="one-bad-observer",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"`;
+    expect(await valueOf(`avax_validator_uptime_ratio{${c},node="a"}`)).toBeCloseTo(0.6, 4);
+    expect(await valueOf(`avax_validator_connected{${c},node="a"}`)).toBe(0);
+    expect(await valueOf(`avax_validator_uptime_ratio{${c},node="b"}`)).toBeCloseTo(0.995, 4);
+  },
+  'renewing-near-end': async () => {
+    expect(await valueOf(`avax_validator_renews{cluster="renewing-near-end",node_id="${SELF}"}`)).toBe(1);
+  },
+  'ending-without-renewal': async () => {
+    expect(await valueOf(`avax_validator_renews{cluster="ending-without-renewal",node_id="${SELF}"}`)).toBe(0);
+    expect(await valueOf(`avax_validator_end_timestamp_seconds{cluster="ending-without-renewal",node_id="${SELF}"} - time()`)).toBeLessThan(7 * DAY);
+  },
+  'p-chain-only': async () => {
+    expect(await valueOf('avax_node_partial_sync{cluster="p-chain-only"}')).toBe(1);
+  },
+  'all-validators': async () => {
+    const strangers = (deployments.get('all-validators') as Deployment).strangers;
+    const exported = await query('avax_validator_uptime_ratio{cluster="all-validators"}');
+    for (const id of strangers) expect(exported.map((s) => s.metric['node_id']), 'strangers are exported for dashboards').toContain(id);
+  },
+  'quiet-chain': async () => {
+    // X does not move while P does (it does move on a real network, slowly; here nothing shows it moving).
+    await sleep(5_000);
+    expect(await valueOf('changes(avax_chain_height{cluster="quiet-chain",chain="X"}[5s])')).toBe(0);
+    expect(await valueOf('changes(avax_chain_height{cluster="quiet-chain",chain="P"}[5s])')).toBeGreaterThan(0);
+  },
+};
+
+/** The node-unreachable row's incident, step by step. */
+async function nodeUnreachable(row: MatrixRow, t0: number): Promise<void> {
+  const cluster = row.cluster;
+  const d = deployments.get(cluster) as Deployment;
+  const node = d.nodes['validator'] as FakeNode;
+  const c = `cluster="${cluster}"`;
+
+  // 1. The node says it is unhealthy: the page fires.
+  node.failCheck('network', 'network layer is unhealthy reason: not connected to a minimum of 80% of the stake');
+  await waitRaised(cluster, { alertname: 'AvaxNodeUnhealthy', severity: 'critical' }, true);
+
+  // 2. The node stops answering: its series go after the max age, and the page does not resolve with them.
+  await node.stop();
+  await waitFor(`${cluster}: avax_node_healthy gone`, async () => ((await query(`avax_node_healthy{${c}}`)).length === 0 ? true : undefined));
+  const keptUntil = Date.now() + 5_000;
+  while (Date.now() < keptUntil) {
+    const unhealthy = (await alertsOf(cluster)).find((a) => matches(a.labels, { alertname: 'AvaxNodeUnhealthy', severity: 'critical' }));
+    expect(unhealthy?.state, 'AvaxNodeUnhealthy keeps firing after avax_node_healthy is gone (keep_firing_for)').toBe('firing');
+    await sleep(500);
+  }
+
+  // 3. The node-down page fires; the source-level warning is raised too, and the runbook's inhibition silences it.
+  const down = await waitRaised(cluster, { alertname: 'AvaxNodeDown', severity: 'critical', labels: { node: 'validator' } }, true);
+  const sourceDown = await waitRaised(cluster, { alertname: 'AvaxSourceDown', severity: 'warning', labels: { node: 'validator' } }, true);
+  expect(down.labels['cluster']).toBe(cluster);
+  const amAlerts = await waitFor(`${cluster}: Alertmanager to hold AvaxSourceDown inhibited by AvaxNodeDown`, async () => {
+    if (!am) throw new Error('Alertmanager is not running');
+    const res = await fetch(`${am.url}/api/v2/alerts?${new URLSearchParams([['filter', `cluster="${cluster}"`]]).toString()}`);
+    const list = (await res.json()) as { labels: Record<string, string>; status: { state: string; inhibitedBy: string[] } }[];
+    const src = list.find((a) => a.labels['alertname'] === 'AvaxSourceDown' && a.labels['node'] === 'validator');
+    const page = list.find((a) => a.labels['alertname'] === 'AvaxNodeDown');
+    return src?.status.state === 'suppressed' && src.status.inhibitedBy.length > 0 && page?.status.state === 'active' ? { src, page } : undefined;
+  });
+  expect(amAlerts.src.labels['source']).toBe(sourceDown.labels['source']);
+
+  // 4. The exporter itself goes away: every series of the row goes stale, and the node-down page still fires.
+  await d.exporter.daemon.stop();
+  await waitFor(`${cluster}: avax_source_up gone`, async () => ((await query(`avax_source_up{${c}}`)).length === 0 ? true : undefined));
+  const until = Date.now() + 5_000;
+  while (Date.now() < until) {
+    const page = (await alertsOf(cluster)).find((a) => matches(a.labels, { alertname: 'AvaxNodeDown', severity: 'critical' }));
+    expect(page?.state, 'AvaxNodeDown keeps firing after its data is gone (keep_firing_for)').toBe('firing');
+    await sleep(500);
+  }
+  await waitRaised(cluster, { alertname: 'AvaxExporterDown', severity: 'critical' });
+  const seen = await raisedDuring(cluster, Date.now() - t0);
+  expect(violations(row, seen)).toEqual([]);
+}
+
+describe('the detection matrix: the shipped rules in a real Prometheus, one deployment per row', { timeout: 150_000 }, () => {
+  it.concurrent('every scaled rule evaluates without error', async () => {
+    setUp();
+    type RuleState = { name: string; health: string; lastError?: string };
+    const rules = await waitFor('every rule to be evaluated', async () => {
+      const { groups } = await api<{ groups: { name: string; rules: RuleState[] }[] }>('rules');
+      const all = groups.flatMap((g) => g.rules.map((r) => ({ ...r, group: g.name })));
+      return all.length > 0 && all.every((r) => r.health !== 'unknown') ? all : undefined;
+    });
+    expect(rules.filter((r) => r.health !== 'ok').map((r) => `${r.group}/${r.name}: ${r.lastError ?? r.health}`)).toEqual([]);
+  });
+
+  for (const row of MATRIX) {
+    it.concurrent(`${row.cluster}: ${row.incident ?? 'healthy, quiet'}`, async () => {
+      setUp();
+      const t0 = await waitReady(row.cluster);
+      readyAt.set(row.cluster, t0);
+      await PREMISES[row.cluster]?.();
+      if (row.cluster === 'node-unreachable') return nodeUnreachable(row, t0);
+
+      const strangers = new Set(deployments.get(row.cluster)?.strangers ?? []);
+      const aboutStranger = (a: Alert) => (a.labels['node_id'] && strangers.has(a.labels['node_id']) ? `about a stranger: ${describeAlert(a.labels)}` : undefined);
+      const watching = watchRow(row, t0 + WINDOW_MS, aboutStranger);
+      for (const r of row.raised) await waitRaised(row.cluster, r, r.firing);
+      await watching;
+      const seen = await raisedDuring(row.cluster, Date.now() - t0);
+      expect(violations(row, seen), `${row.cluster}: raised during the window`).toEqual([]);
+      expect(seen.flatMap((l) => aboutStranger({ labels: l } as Alert) ?? [])).toEqual([]);
+      for (const r of row.raised) expect(seen.some((l) => matches(l, r)), `${r.alertname} in ALERTS`).toBe(true);
+    });
+  }
+
+  it('every alert raised in the matrix names its cluster (the rules keep the label through their aggregations)', async () => {
+    setUp();
+    expect(readyAt.size).toBe(MATRIX.length);
+    // From the moment every row was scraped with data (before that, no target at all may be a fact).
+    const since = Math.max(...readyAt.values());
+    const all = (await query(`last_over_time(ALERTS[${formatPromDuration(Date.now() - since)}])`)).map((s) => s.metric);
+    expect(all.length, 'the matrix raised alerts').toBeGreaterThan(0);
+    // AvaxExporterAbsent is `absent(up{…})`: no target at all, so no target labels; it must not have been raised.
+    expect(all.filter((l) => !l['cluster']).map(describeAlert)).toEqual([]);
+    expect(MATRIX.map((r) => r.cluster)).toEqual(expect.arrayContaining([...new Set(all.map((l) => l['cluster'] as string))]));
+  });
+});
+

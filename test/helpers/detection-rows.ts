@@ -1,0 +1,158 @@
+/**
+ * The rows of the detection matrix: which deployment, which incident, which
+ * alerts must be raised and which must never be. Data only: the live test
+ * (test/detection-matrix.test.ts) builds and checks each row, and the
+ * generator of docs/detection.md (test/tools/detection-doc.ts) prints the same
+ * table with the time each incident takes to detect at the shipped durations.
+ */
+
+/** The live test divides every time duration of the rules by this (15m becomes 15s); see test/helpers/scale-rules.ts. */
+export const FACTOR = 60;
+/** Shortest range a scaled range selector gets in the live test: a few 1 s scrapes, so rate() and changes() have samples. */
+export const MIN_RANGE_MS = 4_000;
+
+export type Severity = 'critical' | 'warning' | 'info';
+
+/** An alert by name, and severity when the rule has more than one. */
+export interface AlertRef {
+  alertname: string;
+  severity?: Severity;
+}
+
+/** How the exporter first sees an incident (what the time to detect adds before `for:`). */
+export type Evidence =
+  /** The next poll shows it (a value the node reports). */
+  | 'poll'
+  /** A poll fails: the poll timeout after the round starts. */
+  | 'failed-poll';
+
+/** An alert a row must raise. */
+export interface Raised extends AlertRef {
+  /** Must reach `firing` (not only pending) in the live test. */
+  firing?: boolean;
+  /** How the exporter sees the incident; for the time to detect. */
+  evidence: Evidence;
+}
+
+/** One deployment of the matrix. */
+export interface MatrixRow {
+  /** The `cluster` label of its scrape target, and its name. */
+  cluster: string;
+  /** What is deployed (Markdown). */
+  deployment: string;
+  /** The incident, or undefined for a healthy setup that must stay quiet. */
+  incident?: string;
+  /** Alerts that must be raised (pending or firing) during the observation window. */
+  raised: Raised[];
+  /** Alerts that must never be raised, pending included (a name alone: any severity). */
+  never: AlertRef[];
+  /** No alert of these severities at all, except the ones in `raised`. */
+  silent: Severity[];
+}
+
+const QUIET: Severity[] = ['critical', 'warning'];
+
+/** The matrix (issue 15, point 8). */
+export const MATRIX: MatrixRow[] = [
+  {
+    cluster: 'healthy-validator',
+    deployment: 'A primary-network validator, default watch (its own id), every check passing, P and C moving, X quiet',
+    raised: [],
+    never: [],
+    silent: QUIET,
+  },
+  {
+    cluster: 'offline-for-hours',
+    deployment:
+      'The validator restarted after 25 of its 100 days offline (`restartedAfterOutage`: its own view ~100 %, connected; info.uptime 75 %), and a second node watching it by id that saw the outage (`observedOutage`)',
+    incident: 'The network saw the validator offline: 75 % uptime, under the 80 % reward requirement, 48 days of downtime budget left',
+    raised: [{ alertname: 'AvaxValidatorUptimeLow', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxValidatorNotConnected' }, { alertname: 'AvaxValidatorRewardLost' }, { alertname: 'AvaxValidatorDowntimeBudgetLow' }, { alertname: 'AvaxNodeDown' }],
+    silent: [],
+  },
+  {
+    cluster: 'node-unreachable',
+    deployment: 'A healthy validator; its health check `network` starts failing, then the node stops answering altogether',
+    incident: 'The node cannot be polled: its series go after the max age',
+    raised: [
+      { alertname: 'AvaxNodeUnhealthy', severity: 'critical', firing: true, evidence: 'poll' },
+      { alertname: 'AvaxNodeDown', severity: 'critical', firing: true, evidence: 'failed-poll' },
+      { alertname: 'AvaxSourceDown', severity: 'warning', firing: true, evidence: 'failed-poll' },
+    ],
+    never: [
+      { alertname: 'AvaxValidatorLeftSet' },
+      { alertname: 'AvaxValidatorUptimeLow' },
+      { alertname: 'AvaxValidatorNotConnected' },
+      { alertname: 'AvaxExporterAbsent' },
+    ],
+    silent: [],
+  },
+  {
+    cluster: 'rpc-node',
+    deployment: 'An RPC node: not a validator (info.uptime says so, its id is not in the set), default watch',
+    raised: [],
+    never: [{ alertname: 'AvaxValidatorLeftSet' }, { alertname: 'AvaxValidatorUptimeLow' }, { alertname: 'AvaxValidatorNotConnected' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'all-validators',
+    deployment:
+      'A healthy validator with `--watch.all-validators`; among the strangers one at 55 % uptime, one disconnected at 0 %, one ending in 2 days without renewal, one whose downtime budget is gone',
+    raised: [],
+    never: [],
+    silent: QUIET,
+  },
+  {
+    cluster: 'renewing-near-end',
+    deployment: 'A validator 3 days before the end of its cycle, auto-renewing (`autoRenewing`: next period 14 days)',
+    raised: [],
+    never: [{ alertname: 'AvaxValidationEndingSoon' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'ending-without-renewal',
+    deployment: 'A validator 3 days before the end of its validation, which does not renew',
+    incident: 'The validation ends in 3 days and nothing renews it',
+    raised: [{ alertname: 'AvaxValidationEndingSoon', severity: 'warning', evidence: 'poll' }],
+    never: [{ alertname: 'AvaxValidationEndingSoon', severity: 'critical' }],
+    silent: ['critical'],
+  },
+  {
+    cluster: 'p-chain-only',
+    deployment: 'A P-Chain-only node (`partialSyncMode`: `--partial-sync-primary-network`, an L1 validator, not a primary-network one)',
+    raised: [],
+    never: [{ alertname: 'AvaxSourceDown' }, { alertname: 'AvaxNodeNotBootstrapped' }, { alertname: 'AvaxNodeHealthCheckFailing' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'acp267-at-86',
+    deployment: 'A validation started 30 days ago, after the Helicon upgrade (ACP-267: 90 % requirement), that the network sees at 86 %',
+    incident: '86 % uptime under a 90 % requirement (fine under the old fixed 80 %)',
+    raised: [{ alertname: 'AvaxValidatorUptimeLow', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxValidatorRewardLost' }],
+    silent: [],
+  },
+  {
+    cluster: 'one-bad-observer',
+    deployment:
+      'Two nodes (not validators) watching one validator by id, no Data API: one badly connected sees it at 60 % and disconnected, the other at 99.5 % and connected',
+    raised: [],
+    never: [{ alertname: 'AvaxValidatorUptimeLow' }, { alertname: 'AvaxValidatorNotConnected' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'quiet-chain',
+    deployment: 'A healthy validator whose X-Chain height does not move; no Data API, no other node',
+    raised: [],
+    never: [{ alertname: 'AvaxChainHeightStalled' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'stalled-chain',
+    deployment: 'Two nodes on one network: the C-Chain moves on one and is stuck on the other (the control of the quiet chain)',
+    incident: "One node's C-Chain stopped while the other node shows it moving",
+    raised: [{ alertname: 'AvaxChainHeightStalled', severity: 'warning', evidence: 'poll' }],
+    never: [],
+    silent: ['critical'],
+  },
+];

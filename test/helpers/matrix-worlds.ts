@@ -1,0 +1,111 @@
+/**
+ * Fake-node worlds for the detection matrix (test/detection-matrix.test.ts):
+ * the fixture world re-based on today (the fixtures were captured months ago:
+ * their validations would have ended), with chains that move, and the
+ * deployments of the matrix built from it with the real-behaviour modes of
+ * src/fake/real-modes.ts.
+ */
+import type { FakeNodeState, FakeValidator } from '../../src/fake/fake-node.js';
+import { rfc3339Nano } from '../../src/fake/fake-node.js';
+import { createPrng, defaultFakeState, FIXTURE_IDS, fixtureValidatorFor, randomNodeId } from '../../src/fake/fake-data.js';
+
+export const DAY = 86_400;
+/** The fixture node: the validator of most rows. */
+export const SELF = FIXTURE_IDS.nodeId;
+/** Node ids of watching nodes that are not validators themselves (and not among the fixture peers). */
+const watcherIds = createPrng(1515);
+export const WATCHER_A: string = randomNodeId(watcherIds);
+export const WATCHER_B: string = randomNodeId(watcherIds);
+
+/** Seconds of a validation: started 100 days ago, ends in 265 (a one-year stake). */
+export const STARTED_DAYS_AGO = 100;
+export const ENDS_IN_DAYS = 265;
+
+const rfc3339Seconds = (sec: number) => new Date(sec * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * The fixture world with every validation, delegation and timestamp re-based
+ * on `nowSec`: validations started {@link STARTED_DAYS_AGO} days ago and end
+ * in {@link ENDS_IN_DAYS}; peers and checks seen just now.
+ */
+export function liveWorld(nowSec: number): FakeNodeState {
+  const s = defaultFakeState();
+  for (const v of s.primaryValidators) rebase(v, nowSec);
+  for (const sub of Object.values(s.subnets))
+    for (const v of sub.validators)
+      if ('endTime' in v) {
+        v.startTime = nowSec - STARTED_DAYS_AGO * DAY;
+        v.endTime = nowSec + ENDS_IN_DAYS * DAY;
+      }
+  const now = new Date(nowSec * 1000);
+  for (const p of s.peers) {
+    p.lastSent = now;
+    p.lastReceived = now;
+  }
+  const ts = rfc3339Nano(now);
+  for (const c of [...Object.values(s.health), ...Object.values(s.readiness)]) c.timestamp = ts;
+  s.validatorFeeState.timestamp = now;
+  return s;
+}
+
+function rebase(v: FakeValidator, nowSec: number): void {
+  v.startTime = nowSec - STARTED_DAYS_AGO * DAY;
+  v.endTime = nowSec + ENDS_IN_DAYS * DAY;
+  for (const d of v.delegators) {
+    d.startTime = nowSec - 20 * DAY;
+    d.endTime = nowSec + 100 * DAY;
+  }
+}
+
+/** The validator `nodeId` of a world (throws when it is not there). */
+export function validatorOf(s: FakeNodeState, nodeId: string): FakeValidator {
+  const v = s.primaryValidators.find((x) => x.nodeId === nodeId);
+  if (!v) throw new Error(`no primary validator ${nodeId} in the world`);
+  return v;
+}
+
+/** A world whose node is not a primary-network validator (an RPC node, or a watcher), with another node id. */
+export function nonValidatorWorld(nowSec: number, nodeId: string = SELF): FakeNodeState {
+  const s = liveWorld(nowSec);
+  s.nodeId = nodeId;
+  if (nodeId === SELF) s.primaryValidators = s.primaryValidators.filter((v) => v.nodeId !== SELF);
+  // info.uptime answers "node is not a validator".
+  s.uptime = null;
+  return s;
+}
+
+/** Advances the last accepted height of `chains` by one block (the P- and C-Chains of a live mainnet node move every second or two). */
+export function advanceChains(s: FakeNodeState, chains: readonly string[]): void {
+  for (const c of chains) {
+    const h = s.heights[c];
+    if (h !== undefined) s.heights[c] = h + 1n;
+    const msg = s.health[c]?.message as { engine?: { consensus?: { lastAcceptedHeight?: number } } } | undefined;
+    if (msg?.engine?.consensus) msg.engine.consensus.lastAcceptedHeight = Number(s.heights[c]);
+  }
+}
+
+/** Strangers for --watch.all-validators: validators that are not ours, each unhealthy in its own way. */
+export function unhealthyStrangers(nowSec: number): FakeValidator[] {
+  const rng = createPrng(15);
+  const make = (): FakeValidator => {
+    const v = fixtureValidatorFor(randomNodeId(rng), 2_000_000_000_000n);
+    rebase(v, nowSec);
+    return v;
+  };
+  const lowUptime = make();
+  lowUptime.uptime = 55;
+  const offline = make();
+  offline.uptime = 0;
+  offline.connected = false;
+  const ending = make();
+  ending.endTime = nowSec + 2 * DAY;
+  const spent = make();
+  // Down for most of its validation: its downtime budget is gone.
+  spent.uptime = 20;
+  return [lowUptime, offline, ending, spent];
+}
+
+/** RFC3339 (whole seconds) of a Unix time, as info.upgrades prints it. */
+export function upgradeTime(sec: number): string {
+  return rfc3339Seconds(sec);
+}
