@@ -30,6 +30,7 @@ import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus
 import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';
 import { ALERTS_DIR, ROOT } from './helpers/promql-contract.js';
 import { formatPromDuration, parsePromDuration, scaleDuration, scaleExpr, scaleRulesText } from './helpers/scale-rules.js';
+import { DETECTION_DOC_PATH, humanDuration, renderDetectionDoc, timeToDetect } from './tools/detection-doc.js';
 import { FACTOR, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow } from './helpers/detection-rows.js';
 import {
   advanceChains,
@@ -112,6 +113,26 @@ describe('scaling the rules for a live test (test/helpers/scale-rules.ts)', () =
     expect(names(scaled)).toEqual(names(shipped));
     const strip = (d: Doc) => d.groups.flatMap((g) => g.rules.map(({ for: _f, keep_firing_for: _k, expr: _e, ...rest }) => rest));
     expect(strip(scaled)).toEqual(strip(shipped));
+  });
+});
+
+describe('docs/detection.md', () => {
+  it('is what the matrix and the shipped rules generate (npx tsx test/tools/gen-detection-doc.ts)', () => {
+    expect(readFileSync(join(ROOT, DETECTION_DOC_PATH), 'utf8')).toBe(renderDetectionDoc());
+  });
+
+  it('gives a time to detect for every raised alert of every incident row, from a rule that exists', () => {
+    const doc = renderDetectionDoc();
+    expect(doc).not.toContain('no such rule');
+    for (const r of MATRIX.filter((x) => x.incident)) for (const a of r.raised) expect(doc).toContain(`(\`${r.cluster}\`) | ${a.alertname}`);
+  });
+
+  it('computes the time to detect from for, the poll and the Prometheus intervals', () => {
+    const t = { pollMs: 15_000, pollTimeoutMs: 10_000, maxAgeMs: 45_000, scrapeMs: 15_000, evaluationMs: 30_000 };
+    expect(timeToDetect({ expr: 'x == 0', for: '5m' }, 'poll', t).totalMs).toBe(15_000 + 15_000 + 30_000 + 300_000);
+    expect(timeToDetect({ expr: 'x == 0', for: '3m' }, 'failed-poll', t).totalMs).toBe(25_000 + 15_000 + 30_000 + 180_000);
+    expect(timeToDetect({ expr: 'changes(h[15m]) == 0 and rate(y[5m]) > 0', for: '5m' }, 'range', t).totalMs).toBe(15_000 + 900_000 + 15_000 + 30_000 + 300_000);
+    expect(humanDuration(3_930_000)).toBe('1h 5m 30s');
   });
 });
 

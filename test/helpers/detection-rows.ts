@@ -24,7 +24,9 @@ export type Evidence =
   /** The next poll shows it (a value the node reports). */
   | 'poll'
   /** A poll fails: the poll timeout after the round starts. */
-  | 'failed-poll';
+  | 'failed-poll'
+  /** Something stops changing: the rule's longest range selector must pass without a change. */
+  | 'range';
 
 /** An alert a row must raise. */
 export interface Raised extends AlertRef {
@@ -73,7 +75,7 @@ export const MATRIX: MatrixRow[] = [
   {
     cluster: 'node-unreachable',
     deployment: 'A healthy validator; its health check `network` starts failing, then the node stops answering altogether',
-    incident: 'The node cannot be polled: its series go after the max age',
+    incident: 'The node reports itself unhealthy, then cannot be polled at all (its series go after the max age)',
     raised: [
       { alertname: 'AvaxNodeUnhealthy', severity: 'critical', firing: true, evidence: 'poll' },
       { alertname: 'AvaxNodeDown', severity: 'critical', firing: true, evidence: 'failed-poll' },
@@ -151,7 +153,7 @@ export const MATRIX: MatrixRow[] = [
     cluster: 'stalled-chain',
     deployment: 'Two nodes on one network: the C-Chain moves on one and is stuck on the other (the control of the quiet chain)',
     incident: "One node's C-Chain stopped while the other node shows it moving",
-    raised: [{ alertname: 'AvaxChainHeightStalled', severity: 'warning', evidence: 'poll' }],
+    raised: [{ alertname: 'AvaxChainHeightStalled', severity: 'warning', evidence: 'range' }],
     never: [],
     silent: ['critical'],
   },
