@@ -24,7 +24,8 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeNode, type FakeNodeState } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
-import { autoRenewing, observedOutage, partialSyncMode, restartedAfterOutage } from '../src/fake/real-modes.js';
+import { FakeDataApi, fixtureActiveValidation, fixtureDeniedValidation } from '../src/fake/fake-data-api.js';
+import { autoRenewing, inactiveL1Validator, observedOutage, partialSyncMode, restartedAfterOutage } from '../src/fake/real-modes.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus } from './helpers/prometheus.js';
 import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';
@@ -33,6 +34,7 @@ import { formatPromDuration, parsePromDuration, scaleDuration, scaleExpr, scaleR
 import { DETECTION_DOC_PATH, humanDuration, renderDetectionDoc, timeToDetect } from './tools/detection-doc.js';
 import { FACTOR, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow } from './helpers/detection-rows.js';
 import {
+  addL1Stranger,
   advanceChains,
   DAY,
   liveWorld,
@@ -101,7 +103,14 @@ describe('scaling the rules for a live test (test/helpers/scale-rules.ts)', () =
     const out = parseYaml(scaleRulesText(text, { factor: 60, minRangeMs: 4_000 })) as { groups: { rules: Record<string, unknown>[] }[] };
     expect(out.groups[0]?.rules).toEqual([
       { record: 'r:x', expr: 'max_over_time(x[2h48m])' },
-      { alert: 'A', expr: 'changes(y[15s]) == 0 and z > 604800', for: '10s', keep_firing_for: '15s', labels: { severity: 'critical', window: '10m' }, annotations: { summary: 'down for 10m' } },
+      {
+        alert: 'A',
+        expr: 'changes(y[15s]) == 0 and z > 604800',
+        for: '10s',
+        keep_firing_for: '15s',
+        labels: { severity: 'critical', window: '10m' },
+        annotations: { summary: 'down for 10m' },
+      },
     ]);
   });
 
@@ -117,7 +126,7 @@ describe('scaling the rules for a live test (test/helpers/scale-rules.ts)', () =
 });
 
 describe('docs/detection.md', () => {
-  it('is what the matrix and the shipped rules generate (npx tsx test/tools/gen-detection-doc.ts)', () => {
+  it('is what the matrix and the shipped rules generate (npm run docs:detection)', () => {
     expect(readFileSync(join(ROOT, DETECTION_DOC_PATH), 'utf8')).toBe(renderDetectionDoc());
   });
 
@@ -131,7 +140,9 @@ describe('docs/detection.md', () => {
     const t = { pollMs: 15_000, pollTimeoutMs: 10_000, maxAgeMs: 45_000, scrapeMs: 15_000, evaluationMs: 30_000 };
     expect(timeToDetect({ expr: 'x == 0', for: '5m' }, 'poll', t).totalMs).toBe(15_000 + 15_000 + 30_000 + 300_000);
     expect(timeToDetect({ expr: 'x == 0', for: '3m' }, 'failed-poll', t).totalMs).toBe(25_000 + 15_000 + 30_000 + 180_000);
-    expect(timeToDetect({ expr: 'changes(h[15m]) == 0 and rate(y[5m]) > 0', for: '5m' }, 'range', t).totalMs).toBe(15_000 + 900_000 + 15_000 + 30_000 + 300_000);
+    expect(timeToDetect({ expr: 'changes(h[15m]) == 0 and rate(y[5m]) > 0', for: '5m' }, 'range', t).totalMs).toBe(
+      15_000 + 900_000 + 15_000 + 30_000 + 300_000,
+    );
     expect(humanDuration(3_930_000)).toBe('1h 5m 30s');
   });
 });
@@ -175,9 +186,15 @@ function activeAlerts(): Promise<Alert[]> {
 }
 
 const matches = (labels: Record<string, string>, ref: AlertRef & { labels?: Record<string, string> }) =>
-  labels['alertname'] === ref.alertname && (ref.severity === undefined || labels['severity'] === ref.severity) && Object.entries(ref.labels ?? {}).every(([k, v]) => labels[k] === v);
+  labels['alertname'] === ref.alertname &&
+  (ref.severity === undefined || labels['severity'] === ref.severity) &&
+  Object.entries(ref.labels ?? {}).every(([k, v]) => labels[k] === v);
 
-const describeAlert = (l: Record<string, string>) => `${l['alertname']}{${Object.entries(l).filter(([k]) => k !== 'alertname').map(([k, v]) => `${k}="${v}"`).join(',')}}`;
+const describeAlert = (l: Record<string, string>) =>
+  `${l['alertname']}{${Object.entries(l)
+    .filter(([k]) => k !== 'alertname')
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}}`;
 
 async function alertsOf(cluster: string): Promise<Alert[]> {
   return (await activeAlerts()).filter((a) => a.labels['cluster'] === cluster);
@@ -231,17 +248,24 @@ interface Deployment {
   moving: { node: FakeNode; chains: string[] }[];
   /** Node ids that are strangers (not watched) in this row. */
   strangers: string[];
+  /** The row's fake Data API, when it has one. */
+  dataApi?: FakeDataApi;
 }
 
 // A poll may take up to its whole interval: on 2 busy cores a slow round must not look like a failing source.
 const POLL = { interval: '1s', timeout: '1s', max_age: '5s' };
 
-async function deploy(nodes: Record<string, { state: FakeNodeState; watch?: Record<string, unknown>; moving?: string[] }>, strangers: string[] = []): Promise<Deployment> {
+async function deploy(
+  nodes: Record<string, { state: FakeNodeState; watch?: Record<string, unknown>; moving?: string[] }>,
+  strangers: string[] = [],
+  dataApi?: Record<string, unknown>,
+): Promise<Deployment> {
   const started: Record<string, FakeNode> = {};
   for (const [name, n] of Object.entries(nodes)) started[name] = await FakeNode.start({ state: n.state, maxCalls: 1000 });
   const exporter = await startTestDaemon({
     nodes: Object.entries(nodes).map(([name, n]) => ({ name, url: (started[name] as FakeNode).url, ...(n.watch ? { watch: n.watch } : {}) })),
     poll: POLL,
+    ...(dataApi ? { data_api: dataApi } : {}),
   });
   return {
     nodes: started,
@@ -256,7 +280,10 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
   'healthy-validator': (now) => deploy({ validator: { state: liveWorld(now) } }),
   'offline-for-hours': (now) => {
     const watcher = observedOutage(nonValidatorWorld(now, WATCHER_A), SELF, OFFLINE_SECONDS, false, now);
-    return deploy({ validator: { state: restartedAfterOutage(liveWorld(now), OFFLINE_SECONDS, now) }, watcher: { state: watcher, watch: { node_ids: [SELF] } } });
+    return deploy({
+      validator: { state: restartedAfterOutage(liveWorld(now), OFFLINE_SECONDS, now) },
+      watcher: { state: watcher, watch: { node_ids: [SELF] } },
+    });
   },
   'node-unreachable': (now) => deploy({ validator: { state: liveWorld(now) } }),
   'rpc-node': (now) => deploy({ rpc: { state: nonValidatorWorld(now) } }),
@@ -305,6 +332,29 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     return deploy({ a: { state: bad, watch: { node_ids: [SELF] } }, b: { state: good, watch: { node_ids: [SELF] } } });
   },
   'quiet-chain': (now) => deploy({ validator: { state: liveWorld(now), moving: ['P', 'C'] } }),
+  'validation-ended': (now) => deploy({ validator: { state: liveWorld(now) } }),
+  'reward-denied': async (now) => {
+    const s = liveWorld(now);
+    const v = validatorOf(s, SELF);
+    v.startTime = now - 2 * DAY;
+    v.endTime = now + 363 * DAY;
+    const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime };
+    const denied = { ...fixtureDeniedValidation(SELF), startTimestamp: now - 367 * DAY, endTimestamp: now - 2 * DAY };
+    const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active, denied] } }, maxCalls: 1000 });
+    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+    d.dataApi = dataApi;
+    return d;
+  },
+  'l1-validator-runs-dry': (now) => deploy({ validator: { state: liveWorld(now), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } } }),
+  'l1-stranger-runs-dry': (now) => {
+    const s = liveWorld(now);
+    const stranger = addL1Stranger(s, now, 5_000_000_000n);
+    return deploy({ validator: { state: s, watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId], all_validators: true } } }, [
+      stranger.nodeId,
+      FIXTURE_IDS.l1InactiveNodeId,
+      FIXTURE_IDS.disconnectedValidatorNodeId,
+    ]);
+  },
   'stalled-chain': (now) => deploy({ a: { state: liveWorld(now), moving: ['P'] }, b: { state: nonValidatorWorld(now, WATCHER_B), moving: ['P', 'C'] } }),
 };
 
@@ -358,7 +408,10 @@ async function start(): Promise<void> {
     scrape_configs: [
       {
         job_name: JOB,
-        static_configs: MATRIX.map((r) => ({ targets: [new URL((deployments.get(r.cluster) as Deployment).exporter.daemon.url).host], labels: { cluster: r.cluster } })),
+        static_configs: MATRIX.map((r) => ({
+          targets: [new URL((deployments.get(r.cluster) as Deployment).exporter.daemon.url).host],
+          labels: { cluster: r.cluster },
+        })),
       },
     ],
   };
@@ -393,6 +446,7 @@ afterAll(async () => {
     [...deployments.values()].map(async (d) => {
       await d.exporter.daemon.stop();
       await Promise.all(Object.values(d.nodes).map((n) => n.stop()));
+      await d.dataApi?.stop();
     }),
   );
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -404,7 +458,9 @@ function setUp(): void {
 
 /** Waits until Prometheus scrapes the row's exporter and the exporter has polled every node once; returns when. */
 async function waitReady(cluster: string): Promise<number> {
-  await waitFor(`${cluster}: its exporter scraped and ready`, async () => ((await query(`avax_exporter_ready{cluster="${cluster}"} == 1`)).length === 1 ? true : undefined));
+  await waitFor(`${cluster}: its exporter scraped and ready`, async () =>
+    (await query(`avax_exporter_ready{cluster="${cluster}"} == 1`)).length === 1 ? true : undefined,
+  );
   return Date.now();
 }
 
@@ -424,7 +480,13 @@ async function valueOf(expr: string): Promise<number> {
 async function watchRow(row: MatrixRow, until: number, extra: (a: Alert) => string | undefined = () => undefined): Promise<void> {
   while (Date.now() < until) {
     const alerts = await alertsOf(row.cluster);
-    const bad = [...violations(row, alerts.map((a) => a.labels)), ...alerts.flatMap((a) => extra(a) ?? [])];
+    const bad = [
+      ...violations(
+        row,
+        alerts.map((a) => a.labels),
+      ),
+      ...alerts.flatMap((a) => extra(a) ?? []),
+    ];
     expect(bad, `${row.cluster}: alerts raised that must not be`).toEqual([]);
     await sleep(1000);
   }
@@ -463,19 +525,56 @@ const PREMISES: Record<string, () => Promise<void>> = {
     expect(await valueOf(`avax_validator_renews{cluster="ending-without-renewal",node_id="${SELF}"}`)).toBe(0);
     expect(await valueOf(`avax_validator_end_timestamp_seconds{cluster="ending-without-renewal",node_id="${SELF}"} - time()`)).toBeLessThan(7 * DAY);
   },
+  'reward-denied': async () => {
+    expect(await valueOf(`avax_data_api_validator_last_reward_denied{cluster="reward-denied",node_id="${SELF}"}`)).toBe(1);
+  },
   'p-chain-only': async () => {
     expect(await valueOf('avax_node_partial_sync{cluster="p-chain-only"}')).toBe(1);
   },
   'all-validators': async () => {
     const strangers = (deployments.get('all-validators') as Deployment).strangers;
     const exported = await query('avax_validator_uptime_ratio{cluster="all-validators"}');
-    for (const id of strangers) expect(exported.map((s) => s.metric['node_id']), 'strangers are exported for dashboards').toContain(id);
+    for (const id of strangers)
+      expect(
+        exported.map((s) => s.metric['node_id']),
+        'strangers are exported for dashboards',
+      ).toContain(id);
   },
   'quiet-chain': async () => {
     // X does not move while P does (it does move on a real network, slowly; here nothing shows it moving).
     await sleep(5_000);
     expect(await valueOf('changes(avax_chain_height{cluster="quiet-chain",chain="X"}[5s])')).toBe(0);
     expect(await valueOf('changes(avax_chain_height{cluster="quiet-chain",chain="P"}[5s])')).toBeGreaterThan(0);
+  },
+};
+
+/** Waits until the recording rule holds the validator as active (so "was in the set" is on record). */
+async function waitActiveOnRecord(cluster: string, nodeId: string, subnet: string): Promise<void> {
+  await waitFor(`${cluster}: ${nodeId} active on record`, async () =>
+    (await query(`avax_validator:active:max{cluster="${cluster}",node_id="${nodeId}",subnet="${subnet}"} == 1`)).length === 1 ? true : undefined,
+  );
+}
+
+/** Incidents that start during the window, once the row is running (the alerts to raise are awaited after). */
+const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
+  'validation-ended': async (d) => {
+    await waitActiveOnRecord('validation-ended', SELF, PRIMARY_NETWORK_ID);
+    const s = (d.nodes['validator'] as FakeNode).state;
+    // The validation ended and nothing renewed it: the P-Chain drops it from the set, info.uptime says "not a validator".
+    s.primaryValidators = s.primaryValidators.filter((v) => v.nodeId !== SELF);
+    s.uptime = null;
+  },
+  'l1-validator-runs-dry': async (d) => {
+    await waitActiveOnRecord('l1-validator-runs-dry', SELF, FIXTURE_IDS.l1SubnetId);
+    inactiveL1Validator((d.nodes['validator'] as FakeNode).state, FIXTURE_IDS.l1ValidationId);
+  },
+  'l1-stranger-runs-dry': async (d) => {
+    const stranger = d.strangers[0] as string;
+    await waitActiveOnRecord('l1-stranger-runs-dry', stranger, FIXTURE_IDS.l1SubnetId);
+    const s = (d.nodes['validator'] as FakeNode).state;
+    const entry = s.subnets[FIXTURE_IDS.l1SubnetId]?.validators.find((v) => v.nodeId === stranger);
+    if (!entry || !('validationId' in entry)) throw new Error('no L1 stranger in the world');
+    inactiveL1Validator(s, entry.validationId);
   },
 };
 
@@ -512,9 +611,16 @@ async function nodeUnreachable(row: MatrixRow, t0: number): Promise<void> {
     const list = (await res.json()) as { labels: Record<string, string>; status: { state: string; inhibitedBy: string[] } }[];
     const sources = list.filter((a) => a.labels['alertname'] === 'AvaxSourceDown' && a.labels['node'] === 'validator');
     const page = list.find((a) => a.labels['alertname'] === 'AvaxNodeDown' && a.labels['node'] === 'validator');
-    const firing = (await alertsOf(cluster)).filter((a) => a.state === 'firing' && matches(a.labels, { alertname: 'AvaxSourceDown', labels: { node: 'validator' } }));
+    const firing = (await alertsOf(cluster)).filter(
+      (a) => a.state === 'firing' && matches(a.labels, { alertname: 'AvaxSourceDown', labels: { node: 'validator' } }),
+    );
     const allThere = firing.every((f) => sources.some((s) => s.labels['source'] === f.labels['source']));
-    return allThere && sources.length > 0 && sources.every((s) => s.status.state === 'suppressed' && s.status.inhibitedBy.length > 0) && page?.status.state === 'active' ? sources : undefined;
+    return allThere &&
+      sources.length > 0 &&
+      sources.every((s) => s.status.state === 'suppressed' && s.status.inhibitedBy.length > 0) &&
+      page?.status.state === 'active'
+      ? sources
+      : undefined;
   });
   expect(muted.map((a) => a.labels['source'])).toContain(sourceDown.labels['source']);
 
@@ -547,13 +653,18 @@ async function runRow(row: MatrixRow): Promise<void> {
   await Promise.all([
     watchRow(row, t0 + WINDOW_MS, aboutStranger),
     (async () => {
+      await ACTIONS[row.cluster]?.(deployments.get(row.cluster) as Deployment);
       for (const r of row.raised) await waitRaised(row.cluster, r, r.firing);
     })(),
   ]);
   const seen = await raisedDuring(row.cluster, Date.now() - t0);
   expect(violations(row, seen), `${row.cluster}: raised during the window`).toEqual([]);
   expect(seen.flatMap((l) => aboutStranger({ labels: l } as Alert) ?? [])).toEqual([]);
-  for (const r of row.raised) expect(seen.some((l) => matches(l, r)), `${r.alertname} in ALERTS`).toBe(true);
+  for (const r of row.raised)
+    expect(
+      seen.some((l) => matches(l, r)),
+      `${r.alertname} in ALERTS`,
+    ).toBe(true);
 }
 
 describe('the detection matrix: the shipped rules in a real Prometheus, one deployment per row', { timeout: 120_000 }, () => {
@@ -587,4 +698,3 @@ describe('the detection matrix: the shipped rules in a real Prometheus, one depl
     expect(MATRIX.map((r) => r.cluster)).toEqual(expect.arrayContaining([...new Set(all.map((l) => l['cluster'] as string))]));
   });
 });
-

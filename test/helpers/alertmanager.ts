@@ -31,7 +31,13 @@ export async function startAlertmanager(dir: string, configFile: string, timeout
     let log = '';
     const child = spawn(
       ALERTMANAGER,
-      [`--config.file=${configFile}`, `--storage.path=${join(dir, 'am-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
+      [
+        `--config.file=${configFile}`,
+        `--storage.path=${join(dir, 'am-data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--cluster.listen-address=',
+        '--log.level=warn',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const append = (d: Buffer) => {

@@ -69,7 +69,12 @@ export const MATRIX: MatrixRow[] = [
       'The validator restarted after 25 of its 100 days offline (`restartedAfterOutage`: its own view ~100 %, connected; info.uptime 75 %), and a second node watching it by id that saw the outage (`observedOutage`)',
     incident: 'The network saw the validator offline: 75 % uptime, under the 80 % reward requirement, 48 days of downtime budget left',
     raised: [{ alertname: 'AvaxValidatorUptimeLow', severity: 'critical', firing: true, evidence: 'poll' }],
-    never: [{ alertname: 'AvaxValidatorNotConnected' }, { alertname: 'AvaxValidatorRewardLost' }, { alertname: 'AvaxValidatorDowntimeBudgetLow' }, { alertname: 'AvaxNodeDown' }],
+    never: [
+      { alertname: 'AvaxValidatorNotConnected' },
+      { alertname: 'AvaxValidatorRewardLost' },
+      { alertname: 'AvaxValidatorDowntimeBudgetLow' },
+      { alertname: 'AvaxNodeDown' },
+    ],
     silent: [],
   },
   {
@@ -117,7 +122,7 @@ export const MATRIX: MatrixRow[] = [
     incident: 'The validation ends in 3 days and nothing renews it',
     raised: [{ alertname: 'AvaxValidationEndingSoon', severity: 'warning', evidence: 'poll' }],
     never: [{ alertname: 'AvaxValidationEndingSoon', severity: 'critical' }],
-    silent: ['critical'],
+    silent: QUIET,
   },
   {
     cluster: 'p-chain-only',
@@ -132,7 +137,7 @@ export const MATRIX: MatrixRow[] = [
     incident: '86 % uptime under a 90 % requirement (fine under the old fixed 80 %)',
     raised: [{ alertname: 'AvaxValidatorUptimeLow', severity: 'critical', firing: true, evidence: 'poll' }],
     never: [{ alertname: 'AvaxValidatorRewardLost' }],
-    silent: [],
+    silent: QUIET,
   },
   {
     cluster: 'one-bad-observer',
@@ -155,6 +160,39 @@ export const MATRIX: MatrixRow[] = [
     incident: "One node's C-Chain stopped while the other node shows it moving",
     raised: [{ alertname: 'AvaxChainHeightStalled', severity: 'warning', evidence: 'range' }],
     never: [],
-    silent: ['critical'],
+    silent: QUIET,
+  },
+  {
+    cluster: 'validation-ended',
+    deployment: 'A validator, default watch; its validation ends without a renewal (it leaves the set; info.uptime: not a validator)',
+    incident: 'The validator was validating and stopped: no longer in the current set',
+    raised: [{ alertname: 'AvaxValidatorLeftSet', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxValidatorUptimeLow' }, { alertname: 'AvaxValidatorNotConnected' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'reward-denied',
+    deployment:
+      'A validator restaked 2 days ago, with the Data API: its previous validation is completed with a validation reward of 0 (the network judged its uptime too low)',
+    incident: 'The last validation earned no reward (Data API)',
+    raised: [{ alertname: 'AvaxValidatorRewardDenied', severity: 'warning', evidence: 'poll' }],
+    never: [],
+    silent: QUIET,
+  },
+  {
+    cluster: 'l1-validator-runs-dry',
+    deployment: "A validator that also validates an L1 (`--watch.subnet-id`); its L1 validation's fee balance runs out (`inactiveL1Validator`)",
+    incident: 'The P-Chain deactivated our L1 validator (balance 0); it is still in the set',
+    raised: [{ alertname: 'AvaxL1ValidatorInactive', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxValidatorLeftSet' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'l1-stranger-runs-dry',
+    deployment:
+      "A healthy validator watching an L1 with `--watch.all-validators`: another operator's L1 validator runs out of balance (`inactiveL1Validator`), and the fixture's inactive one stays inactive",
+    raised: [],
+    never: [],
+    silent: QUIET,
   },
 ];

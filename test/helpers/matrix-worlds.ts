@@ -7,7 +7,7 @@
  */
 import type { FakeNodeState, FakeValidator } from '../../src/fake/fake-node.js';
 import { rfc3339Nano } from '../../src/fake/fake-node.js';
-import { createPrng, defaultFakeState, FIXTURE_IDS, fixtureValidatorFor, randomNodeId } from '../../src/fake/fake-data.js';
+import { createPrng, defaultFakeState, FIXTURE_IDS, fixtureValidatorFor, idFrom, randomNodeId } from '../../src/fake/fake-data.js';
 
 export const DAY = 86_400;
 /** The fixture node: the validator of most rows. */
@@ -108,4 +108,35 @@ export function unhealthyStrangers(nowSec: number): FakeValidator[] {
 /** RFC3339 (whole seconds) of a Unix time, as info.upgrades prints it. */
 export function upgradeTime(sec: number): string {
   return rfc3339Seconds(sec);
+}
+
+/** An L1 validator of the fixture L1 that is not ours, with `balanceNavax` left for its fee; returns its validation id. */
+export function addL1Stranger(s: FakeNodeState, nowSec: number, balanceNavax: bigint): { nodeId: string; validationId: string } {
+  const rng = createPrng(2727);
+  const nodeId = randomNodeId(rng);
+  const validationId = idFrom(`matrix-l1-stranger/${nodeId}`);
+  const owner = { locktime: 0, threshold: 1, addresses: ['P-avax1ywzvrftfqexh5g6qa9zyrytj6pqdfetz3cnlnv'] };
+  s.subnets[FIXTURE_IDS.l1SubnetId]?.validators.push({
+    validationId,
+    nodeId,
+    weight: 20n,
+    startTime: nowSec - 30 * DAY,
+    publicKey: '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15',
+    remainingBalanceOwner: owner,
+    deactivationOwner: owner,
+    minNonce: 0n,
+    balance: balanceNavax,
+  });
+  s.l1Uptimes[FIXTURE_IDS.l1ChainId]?.push({
+    validationId,
+    nodeId,
+    weight: 20,
+    startTimestamp: nowSec - 30 * DAY,
+    isActive: true,
+    isL1Validator: true,
+    isConnected: true,
+    uptimePercentage: 99.1,
+    uptimeSeconds: 30 * DAY,
+  });
+  return { nodeId, validationId };
 }

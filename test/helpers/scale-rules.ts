@@ -100,8 +100,12 @@ export function scaleRulesText(yamlText: string, opts: ScaleOptions): string {
   for (const g of doc.groups) {
     for (const r of g.rules) {
       if (typeof r['expr'] === 'string') r['expr'] = scaleExpr(r['expr'], opts);
-      for (const key of ['for', 'keep_firing_for'])
-        if (r[key] !== undefined) r[key] = scaleDuration(String(r[key]), opts.factor);
+      for (const key of ['for', 'keep_firing_for']) {
+        const v = r[key];
+        if (v === undefined) continue;
+        if (typeof v !== 'string') throw new Error(`rule ${String(r['alert'] ?? r['record'])}: ${key} is not a duration string`);
+        r[key] = scaleDuration(v, opts.factor);
+      }
     }
   }
   return stringifyYaml(doc, { lineWidth: 0 });
