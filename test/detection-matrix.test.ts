@@ -137,12 +137,13 @@ describe('docs/detection.md', () => {
   });
 
   it('computes the time to detect from for, the poll and the Prometheus intervals', () => {
-    const t = { pollMs: 15_000, pollTimeoutMs: 10_000, maxAgeMs: 45_000, scrapeMs: 15_000, evaluationMs: 30_000 };
+    const t = { pollMs: 15_000, pollTimeoutMs: 10_000, maxAgeMs: 45_000, dataApiMs: 60_000, scrapeMs: 15_000, evaluationMs: 30_000 };
     expect(timeToDetect({ expr: 'x == 0', for: '5m' }, 'poll', t).totalMs).toBe(15_000 + 15_000 + 30_000 + 300_000);
     expect(timeToDetect({ expr: 'x == 0', for: '3m' }, 'failed-poll', t).totalMs).toBe(25_000 + 15_000 + 30_000 + 180_000);
     expect(timeToDetect({ expr: 'changes(h[15m]) == 0 and rate(y[5m]) > 0', for: '5m' }, 'range', t).totalMs).toBe(
       15_000 + 900_000 + 15_000 + 30_000 + 300_000,
     );
+    expect(timeToDetect({ expr: 'x == 1' }, 'data-api-poll', t).totalMs).toBe(60_000 + 15_000 + 30_000);
     expect(humanDuration(3_930_000)).toBe('1h 5m 30s');
   });
 });
@@ -592,7 +593,8 @@ async function nodeUnreachable(row: MatrixRow, t0: number): Promise<void> {
   // 2. The node stops answering: its series go after the max age, and the page does not resolve with them.
   await node.stop();
   await waitFor(`${cluster}: avax_node_healthy gone`, async () => ((await query(`avax_node_healthy{${c}}`)).length === 0 ? true : undefined));
-  const keptUntil = Date.now() + 5_000;
+  // keep_firing_for is 10 s here (10m scaled): 4 s of samples leave room for a slow query on a busy machine.
+  const keptUntil = Date.now() + 4_000;
   while (Date.now() < keptUntil) {
     const unhealthy = (await alertsOf(cluster)).find((a) => matches(a.labels, { alertname: 'AvaxNodeUnhealthy', severity: 'critical' }));
     expect(unhealthy?.state, 'AvaxNodeUnhealthy keeps firing after avax_node_healthy is gone (keep_firing_for)').toBe('firing');
@@ -623,11 +625,16 @@ async function nodeUnreachable(row: MatrixRow, t0: number): Promise<void> {
       : undefined;
   });
   expect(muted.map((a) => a.labels['source'])).toContain(sourceDown.labels['source']);
+  // The same, label by label: the inhibition's `equal` labels carry the same values on the page and the warning.
+  type Inhibit = { source_matchers?: string[]; equal?: string[] };
+  const rule = ((shippedAlertmanagerConfig()['inhibit_rules'] ?? []) as Inhibit[]).find((r) => r.source_matchers?.includes('alertname="AvaxNodeDown"'));
+  expect(rule?.equal).toEqual(expect.arrayContaining(['cluster', 'node']));
+  for (const l of rule?.equal ?? []) expect(sourceDown.labels[l] ?? '', `label ${l}`).toBe(down.labels[l] ?? '');
 
   // 4. The exporter itself goes away: every series of the row goes stale, and the node-down page still fires.
   await d.exporter.daemon.stop();
   await waitFor(`${cluster}: avax_source_up gone`, async () => ((await query(`avax_source_up{${c}}`)).length === 0 ? true : undefined));
-  const until = Date.now() + 5_000;
+  const until = Date.now() + 4_000;
   while (Date.now() < until) {
     const page = (await alertsOf(cluster)).find((a) => matches(a.labels, { alertname: 'AvaxNodeDown', severity: 'critical' }));
     expect(page?.state, 'AvaxNodeDown keeps firing after its data is gone (keep_firing_for)').toBe('firing');

@@ -23,6 +23,8 @@ export interface AlertRef {
 export type Evidence =
   /** The next poll shows it (a value the node reports). */
   | 'poll'
+  /** The exporter's next Data API poll shows it (once the Data API lists it). */
+  | 'data-api-poll'
   /** A poll fails: the poll timeout after the round starts. */
   | 'failed-poll'
   /** Something stops changing: the rule's longest range selector must pass without a change. */
@@ -175,7 +177,7 @@ export const MATRIX: MatrixRow[] = [
     deployment:
       'A validator restaked 2 days ago, with the Data API: its previous validation is completed with a validation reward of 0 (the network judged its uptime too low)',
     incident: 'The last validation earned no reward (Data API)',
-    raised: [{ alertname: 'AvaxValidatorRewardDenied', severity: 'warning', evidence: 'poll' }],
+    raised: [{ alertname: 'AvaxValidatorRewardDenied', severity: 'warning', evidence: 'data-api-poll' }],
     never: [],
     silent: QUIET,
   },

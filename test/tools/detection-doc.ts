@@ -36,13 +36,14 @@ export interface Timing {
   pollMs: number;
   pollTimeoutMs: number;
   maxAgeMs: number;
+  dataApiMs: number;
   scrapeMs: number;
   evaluationMs: number;
 }
 
 /** The exporter's defaults and the example Prometheus configuration's intervals. */
 export function defaultTiming(root = ROOT): Timing {
-  const { poll } = buildConfig({});
+  const { poll, dataApi } = buildConfig({});
   type PromConfig = { global?: Record<string, string>; scrape_configs?: { job_name: string; scrape_interval?: string }[] };
   const prom = parseYaml(readFileSync(join(root, EXAMPLE_PROMETHEUS_PATH), 'utf8')) as PromConfig;
   const job = prom.scrape_configs?.find((j) => j.job_name.startsWith('avax-exporter'));
@@ -52,6 +53,7 @@ export function defaultTiming(root = ROOT): Timing {
     pollMs: poll.intervalMs,
     pollTimeoutMs: poll.timeoutMs,
     maxAgeMs: poll.maxAgeMs,
+    dataApiMs: dataApi.intervalMs,
     scrapeMs: parsePromDuration(scrape),
     evaluationMs: parsePromDuration(evaluation),
   };
@@ -86,6 +88,7 @@ export function timeToDetect(rule: Rule, evidence: Raised['evidence'], t: Timing
     parts.push(`${formatPromDuration(ms)} ${what}`);
   };
   if (evidence === 'poll') add(t.pollMs, 'until the next poll');
+  else if (evidence === 'data-api-poll') add(t.dataApiMs, 'until the next Data API poll');
   else if (evidence === 'failed-poll') add(t.pollMs + t.pollTimeoutMs, 'until a poll times out');
   else {
     add(t.pollMs, 'until the next poll');
@@ -128,7 +131,10 @@ function matrixTable(rows: MatrixRow[]): string[] {
 }
 
 function detectionTable(rows: MatrixRow[], rules: Rule[], t: Timing): string[] {
-  const out = ['| incident (row) | alert | `for` | keeps firing after its data is gone | detected at most after |', '|---|---|---|---|---|'];
+  const out = [
+    '| incident (row) | alert | `for` | `keep_firing_for` (stays raised after the evidence is gone) | fires at most after |',
+    '|---|---|---|---|---|',
+  ];
   for (const r of rows.filter((x) => x.incident)) {
     for (const a of r.raised) {
       const matching = rulesFor(rules, a);
@@ -188,11 +194,12 @@ export function renderDetectionDoc(rulesText = readFileSync(join(ROOT, RULES_PAT
     '## Time to detect at the shipped durations',
     '',
     "The longest time from the start of an incident to the alert firing (pending comes `for` earlier), with the exporter's",
-    `defaults (poll every ${humanDuration(t.pollMs)}, poll timeout ${humanDuration(t.pollTimeoutMs)}, series dropped ${humanDuration(t.maxAgeMs)} after the last good poll)`,
+    `defaults (poll every ${humanDuration(t.pollMs)}, poll timeout ${humanDuration(t.pollTimeoutMs)}, series dropped ${humanDuration(t.maxAgeMs)} after the last good poll, Data API polled every ${humanDuration(t.dataApiMs)})`,
     `and the intervals of examples/prometheus/prometheus.yml (scrape every ${humanDuration(t.scrapeMs)}, rules evaluated every ${humanDuration(t.evaluationMs)}):`,
     'the exporter sees the incident at its next poll (or when that poll times out), the next scrape stores it, the next',
     'evaluation sees it, and the alert fires once it has held for its `for`. An alert that waits for something to stop',
-    'changing also waits out its range. Slower intervals add their difference.',
+    'changing also waits out its range; what only the Data API knows counts from when the service lists it. Slower',
+    'intervals add their difference.',
     '',
     ...detectionTable(MATRIX, rules, t),
     '',
