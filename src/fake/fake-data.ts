@@ -15,6 +15,7 @@ import type { FakeBlsSigner, FakeCheck, FakeDelegator, FakeNodeState, FakeOwner,
 
 /** The primary network's subnet ID, which is also the P-Chain's blockchain ID on every network. */
 import { PRIMARY_NETWORK_ID } from '../domain/ids.js';
+import { decodeCb58 } from '../config/ids.js';
 export { PRIMARY_NETWORK_ID };
 
 /** Mainnet blockchain IDs of the primary chains. */
@@ -57,7 +58,6 @@ const NANO_AVAX_PER_AVAX = 1_000_000_000n;
 // ---------------------------------------------------------------------------------------------
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const B58_INDEX = new Map<string, number>([...B58].map((c, i) => [c, i]));
 
 function checksum(bytes: Uint8Array): Uint8Array {
   return createHash('sha256').update(bytes).digest().subarray(28);
@@ -90,30 +90,10 @@ export function cb58Encode(bytes: Uint8Array): string {
   return out;
 }
 
-/** Decodes CB58 and verifies the checksum; undefined when the string is not valid CB58. */
+/** Decodes CB58 and verifies the checksum; undefined when the string is not valid CB58 (the configuration's decoder). */
 export function cb58Decode(s: string): Uint8Array | undefined {
-  if (s === '') return undefined;
-  let n = 0n;
-  for (const c of s) {
-    const i = B58_INDEX.get(c);
-    if (i === undefined) return undefined;
-    n = n * 58n + BigInt(i);
-  }
-  const bytes: number[] = [];
-  while (n > 0n) {
-    bytes.unshift(Number(n & 0xffn));
-    n >>= 8n;
-  }
-  for (const c of s) {
-    if (c !== '1') break;
-    bytes.unshift(0);
-  }
-  if (bytes.length < 4) return undefined;
-  const full = Uint8Array.from(bytes);
-  const payload = full.subarray(0, full.length - 4);
-  const sum = checksum(payload);
-  for (let i = 0; i < 4; i++) if (full[full.length - 4 + i] !== sum[i]) return undefined;
-  return payload;
+  const r = decodeCb58(s);
+  return r.ok ? r.bytes : undefined;
 }
 
 /** True for a CB58 32-byte ID (tx, blockchain, subnet, validation IDs). */

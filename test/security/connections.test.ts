@@ -4,54 +4,25 @@
  * scrape out. Attackers connect from other loopback addresses (127.0.0.2 and
  * up, which Linux routes like 127.0.0.1), the scraper from 127.0.0.1.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExporterServer, DEFAULT_LIMITS, type ServerOptions } from '../../src/server/server.js';
-import type { Exposition } from '../../src/exposition/render.js';
+import { selfSignedCert, STATIC_EXPOSITION } from '../helpers/tls.js';
 
-const BODY = 'avax_exporter_ready 1\n';
-const EXPOSITION: Exposition = {
-  text: Buffer.from(BODY),
-  gzip: () => Promise.resolve(gzipSync(BODY)),
-  series: 1,
-  contentType: 'text/plain; version=0.0.4; charset=utf-8',
-};
+const EXPOSITION = STATIC_EXPOSITION;
+const BODY = STATIC_EXPOSITION.text.toString('utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let dir = '';
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'avax-exporter-conns-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      'server.key',
-      '-out',
-      'server.crt',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { cwd: dir, stdio: 'pipe' },
-  );
+  selfSignedCert(dir, 'server');
   writeFileSync(
     join(dir, 'web.yml'),
     `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret', 4)}\n`,

@@ -3,29 +3,22 @@
  * auth under a flood: a change is applied whole or not at all, never opens
  * the server, and bcrypt work is bounded.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExporterServer, type ServerOptions } from '../../src/server/server.js';
 import { BasicAuth, loadWebConfig, WebConfigError } from '../../src/server/web-config.js';
-import type { Exposition } from '../../src/exposition/render.js';
+import { selfSignedCert, STATIC_EXPOSITION } from '../helpers/tls.js';
 import { FakeNode } from '../../src/fake/fake-node.js';
 import { eventually, startTestDaemon, valueOf } from '../helpers/daemon.js';
 
-const BODY = 'avax_exporter_ready 1\n';
-const EXPOSITION: Exposition = {
-  text: Buffer.from(BODY),
-  gzip: () => Promise.resolve(gzipSync(BODY)),
-  series: 1,
-  contentType: 'text/plain; version=0.0.4; charset=utf-8',
-};
+const EXPOSITION = STATIC_EXPOSITION;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let dir = '';
 const HASH_OLD = bcrypt.hashSync('old-pw', 4);
@@ -34,43 +27,8 @@ const TLS_AUTH = (hash: string) => `tls_server_config:\n  cert_file: server.crt\
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'avax-exporter-reload-'));
-  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.crt',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-  );
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'other.key',
-    '-out',
-    'other.crt',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=other',
-  );
+  selfSignedCert(dir, 'server');
+  selfSignedCert(dir, 'other', 'other');
   writeFileSync(join(dir, 'garbage.crt'), '-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n');
 });
 

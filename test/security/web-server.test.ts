@@ -6,19 +6,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExporterServer, type ServerOptions } from '../../src/server/server.js';
 import { WebConfigError, loadWebConfig, BasicAuth, DUMMY_HASH } from '../../src/server/web-config.js';
-import type { Exposition } from '../../src/exposition/render.js';
+import { STATIC_EXPOSITION } from '../helpers/tls.js';
 
-const EXPOSITION: Exposition = {
-  text: Buffer.from('avax_exporter_ready 1\n'),
-  gzip: () => Promise.resolve(gzipSync('avax_exporter_ready 1\n')),
-  series: 1,
-  contentType: 'text/plain; version=0.0.4; charset=utf-8',
-};
+const EXPOSITION = STATIC_EXPOSITION;
 let dir = '';
 
 /** A throwaway CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
