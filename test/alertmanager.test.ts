@@ -6,18 +6,18 @@
  * not: a wallet's page never mutes another wallet, a node down mutes its own
  * sources only, and two environments stay apart.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ROOT } from './helpers/promql-contract.js';
-import { freePort } from './helpers/prometheus.js';
+import { stopProcess } from './helpers/prometheus.js';
+import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';
 
 const CONFIG = resolve(ROOT, 'examples/alertmanager/alertmanager.yml');
 const AMTOOL = process.env['AMTOOL'] ?? 'amtool';
-const ALERTMANAGER = process.env['ALERTMANAGER'] ?? 'prometheus-alertmanager';
 
 /** Labels of an alert that carries the identifying labels the inhibitions compare. */
 type Labels = Record<string, string>;
@@ -43,32 +43,18 @@ describe('examples/alertmanager/alertmanager.yml', () => {
 
   describe('in a real Alertmanager', () => {
     let dir = '';
-    let child: ChildProcess | undefined;
+    let am: Alertmanager | undefined;
     let url = '';
 
     beforeAll(async () => {
+      checkAlertmanagerInstalled();
       dir = mkdtempSync(join(tmpdir(), 'avax-am-'));
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      child = spawn(
-        ALERTMANAGER,
-        [`--config.file=${CONFIG}`, `--storage.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
-        { stdio: 'ignore' },
-      );
-      const end = Date.now() + 20_000;
-      for (;;) {
-        const ready = await fetch(`${url}/-/ready`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (ready) break;
-        if (Date.now() > end) throw new Error(`${ALERTMANAGER} did not become ready (apt-get install prometheus-alertmanager)`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      am = await startAlertmanager(dir, CONFIG);
+      url = am.url;
     }, 30_000);
 
-    afterAll(() => {
-      child?.kill('SIGKILL');
+    afterAll(async () => {
+      if (am) await stopProcess(am.child);
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 

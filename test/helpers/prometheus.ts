@@ -39,15 +39,25 @@ export function checkPrometheusInstalled(): string {
 }
 
 /** Starts Prometheus with `configFile` (TSDB under `dir`) and waits until it is ready, at most `timeoutMs`. */
-export async function startPrometheus(dir: string, configFile: string, timeoutMs = 25_000): Promise<Prometheus> {
+export function startPrometheus(dir: string, configFile: string, timeoutMs = 25_000): Promise<Prometheus> {
+  return startServerProcess(
+    'Prometheus',
+    PROMETHEUS,
+    (port) => [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    timeoutMs,
+  );
+}
+
+/**
+ * Starts a Prometheus-family server (`argsFor` its listen port) on a free
+ * loopback port and waits until `/-/ready` answers 200, at most `timeoutMs`;
+ * tries another port when the probed one was taken meanwhile.
+ */
+export async function startServerProcess(what: string, binary: string, argsFor: (port: number) => string[], timeoutMs: number): Promise<Prometheus> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     let log = '';
-    const child = spawn(
-      PROMETHEUS,
-      [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(binary, argsFor(port), { stdio: ['ignore', 'pipe', 'pipe'] });
     const append = (d: Buffer) => {
       log = (log + d.toString()).slice(-20_000);
     };
@@ -57,9 +67,9 @@ export async function startPrometheus(dir: string, configFile: string, timeoutMs
     const end = Date.now() + timeoutMs;
     try {
       for (;;) {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`prometheus exited (${child.exitCode ?? child.signalCode}): ${log}`);
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}): ${log}`);
         if ((await fetch(`${url}/-/ready`).catch(() => undefined))?.status === 200) break;
-        if (Date.now() > end) throw new Error(`Prometheus not ready after ${timeoutMs} ms: ${log}`);
+        if (Date.now() > end) throw new Error(`${what} not ready after ${timeoutMs} ms: ${log}`);
         await new Promise((r) => setTimeout(r, 200));
       }
       return { url, child, log: () => log };
