@@ -27,7 +27,7 @@ import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
 import { FakeDataApi, fixtureActiveValidation, fixtureDeniedValidation } from '../src/fake/fake-data-api.js';
 import { autoRenewing, inactiveL1Validator, observedOutage, partialSyncMode, restartedAfterOutage } from '../src/fake/real-modes.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
-import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus } from './helpers/prometheus.js';
+import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus, waitFor as waitUntil } from './helpers/prometheus.js';
 import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';
 import { ALERTS_DIR, ROOT } from './helpers/promql-contract.js';
 import { formatPromDuration, parsePromDuration, scaleDuration, scaleExpr, scaleRulesText } from './helpers/scale-rules.js';
@@ -201,19 +201,9 @@ async function alertsOf(cluster: string): Promise<Alert[]> {
   return (await activeAlerts()).filter((a) => a.labels['cluster'] === cluster);
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = WAIT_MS, stepMs = 250): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await sleep(stepMs);
-  }
+/** Polls `fn` until it returns a value (see the helper), within this file's wait. */
+function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = WAIT_MS, stepMs = 250): Promise<T> {
+  return waitUntil(what, fn, timeoutMs, stepMs);
 }
 
 /** Waits until an alert of the cluster matching `ref` is raised (or firing); returns it. */

@@ -25,7 +25,7 @@ import { FakeDataApi } from '../src/fake/fake-data-api.js';
 import { FIXTURE_IDS, fixtureValidatorFor } from '../src/fake/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
-import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus } from './helpers/prometheus.js';
+import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus, waitFor as waitUntil } from './helpers/prometheus.js';
 import {
   ALERTS_DIR,
   dashboardQueries,
@@ -106,20 +106,9 @@ function defaultValues(d: Dashboard): Record<string, string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `fn` until it returns a value other than undefined, or throws with `what` and the last error. */
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = WAIT_MS, stepMs = 250): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await sleep(stepMs);
-  }
+/** Polls `fn` until it returns a value (see the helper), within this file's wait. */
+function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = WAIT_MS, stepMs = 250): Promise<T> {
+  return waitUntil(what, fn, timeoutMs, stepMs);
 }
 
 // ----------------------------------------------------------- Prometheus API

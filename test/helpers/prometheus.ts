@@ -91,3 +91,22 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/**
+ * Polls `fn` until it returns a value other than undefined, or throws after
+ * `timeoutMs` with `what` and the last error `fn` threw.
+ */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number, stepMs = 250): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
