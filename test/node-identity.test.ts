@@ -5,6 +5,7 @@ import { ipChangedMode, pluginVmMode } from '../src/fake/real-modes.js';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { callsInOneRound, eventually, perTestResources, scrape, seriesOf, waitUntilAllUp } from './helpers/daemon.js';
 import { fixtureResult } from './helpers/fixtures.js';
+import { startDemoNode } from '../src/fake/demo-node.js';
 
 // Issue 19 point 4: the public IP a node advertises and the versions of its VMs (plugins such as Subnet-EVM).
 const { fakeNode, daemonFor } = perTestResources();
@@ -73,5 +74,27 @@ describe('node identity against the fake node', () => {
     const text = await scrape(daemon);
     expect(seriesOf(text, 'avax_node_ip_info', { node: 'n' }).map((s) => s.labels['ip'])).toEqual(['198.51.100.7:9651']);
     await eventually(() => logs.raw.some((l) => l.includes('public IP changed') && l.includes('198.51.100.7:9651')));
+  });
+});
+
+describe('node identity in the demo', () => {
+  it('the demo nodes advertise their own addresses and run one Subnet-EVM release for the fixture L1', async () => {
+    const full = await startDemoNode({ tickMs: 3_600_000, seed: 3 });
+    const l1 = await startDemoNode({ tickMs: 3_600_000, seed: 3, partialSync: true });
+    try {
+      const ask = async (url: string, method: string): Promise<Record<string, unknown>> => {
+        const res = await fetch(`${url}/ext/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }) });
+        return ((await res.json()) as { result: Record<string, unknown> }).result;
+      };
+      const ips = [(await ask(full.url, 'info.getNodeIP'))['ip'], (await ask(l1.url, 'info.getNodeIP'))['ip']];
+      expect(new Set(ips).size).toBe(2);
+      for (const d of [full, l1]) {
+        const vms = (await ask(d.url, 'info.getNodeVersion'))['vmVersions'] as Record<string, string>;
+        expect(vms[FIXTURE_IDS.subnetEvmVmId]).toBe('v0.7.3');
+      }
+    } finally {
+      await full.stop();
+      await l1.stop();
+    }
   });
 });
