@@ -25,7 +25,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeNode, type FakeNodeState } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
 import { FakeDataApi, fixtureActiveValidation, fixtureDeniedValidation } from '../src/fake/fake-data-api.js';
-import { autoRenewing, inactiveL1Validator, ipChangedMode, observedOutage, partialSyncMode, pluginVmMode, restartedAfterOutage } from '../src/fake/real-modes.js';
+import {
+  autoRenewing,
+  inactiveL1Validator,
+  ipChangedMode,
+  observedOutage,
+  partialSyncMode,
+  pluginVmMode,
+  restartedAfterOutage,
+} from '../src/fake/real-modes.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus } from './helpers/prometheus.js';
 import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';

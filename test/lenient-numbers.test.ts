@@ -18,12 +18,9 @@ describe('networkID (spec: integer; real nodes: string)', () => {
     expect(networkIdResult.parse({ networkID: 5 })).toEqual({ networkID: 5 });
     expect(networkIdResult.parse({ networkID: 12345 })).toEqual({ networkID: 12345 });
   });
-  it.each([[-1], ['-1'], [1.5], ['1.5'], ['NaN'], [Number.NaN], ['1e3'], [''], [null], [true], [Number.POSITIVE_INFINITY]])(
-    'rejects %j',
-    (bad) => {
-      expect(networkIdResult.safeParse({ networkID: bad }).success).toBe(false);
-    },
-  );
+  it.each([[-1], ['-1'], [1.5], ['1.5'], ['NaN'], [Number.NaN], ['1e3'], [''], [null], [true], [Number.POSITIVE_INFINITY]])('rejects %j', (bad) => {
+    expect(networkIdResult.safeParse({ networkID: bad }).success).toBe(false);
+  });
 });
 
 describe('numPeers (spec: integer; real nodes: string)', () => {
@@ -58,11 +55,8 @@ describe('info.uptime percentages (spec: float64; real nodes: string)', () => {
       weightedAveragePercentage: 0,
     });
   });
-  it.each([[-1], ['-1.0000'], [100.5], ['100.5000'], ['NaN'], [Number.NaN], [Number.POSITIVE_INFINITY], ['1e2'], [null], ['']])(
-    'rejects %j',
-    (bad) => {
-      expect(uptimeResult.safeParse({ rewardingStakePercentage: bad, weightedAveragePercentage: 99 }).success).toBe(false);
-      expect(uptimeResult.safeParse({ rewardingStakePercentage: 99, weightedAveragePercentage: bad }).success).toBe(false);
-    },
-  );
+  it.each([[-1], ['-1.0000'], [100.5], ['100.5000'], ['NaN'], [Number.NaN], [Number.POSITIVE_INFINITY], ['1e2'], [null], ['']])('rejects %j', (bad) => {
+    expect(uptimeResult.safeParse({ rewardingStakePercentage: bad, weightedAveragePercentage: 99 }).success).toBe(false);
+    expect(uptimeResult.safeParse({ rewardingStakePercentage: 99, weightedAveragePercentage: bad }).success).toBe(false);
+  });
 });

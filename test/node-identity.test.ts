@@ -83,7 +83,11 @@ describe('node identity in the demo', () => {
     const l1 = await startDemoNode({ tickMs: 3_600_000, seed: 3, partialSync: true });
     try {
       const ask = async (url: string, method: string): Promise<Record<string, unknown>> => {
-        const res = await fetch(`${url}/ext/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }) });
+        const res = await fetch(`${url}/ext/info`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method }),
+        });
         return ((await res.json()) as { result: Record<string, unknown> }).result;
       };
       const ips = [(await ask(full.url, 'info.getNodeIP'))['ip'], (await ask(l1.url, 'info.getNodeIP'))['ip']];

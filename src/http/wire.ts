@@ -47,15 +47,9 @@ export const percentStringAsRatio = z
  */
 
 /** A small unsigned integer sent as a decimal string ("5") or a JSON number (5), as a number. */
-export const smallUint = z.union(
-  [
-    smallUintString,
-    z
-      .number()
-      .refine((v) => Number.isSafeInteger(v) && v >= 0 && v < 1e15, 'expected an unsigned integer'),
-  ],
-  { error: 'expected an unsigned integer (decimal string or number)' },
-);
+export const smallUint = z.union([smallUintString, z.number().refine((v) => Number.isSafeInteger(v) && v >= 0 && v < 1e15, 'expected an unsigned integer')], {
+  error: 'expected an unsigned integer (decimal string or number)',
+});
 
 /** A percentage 0..100 sent as a decimal string ("99.7214") or a JSON number (99.7214), as a ratio 0..1. */
 export const percentAsRatio = z.union(

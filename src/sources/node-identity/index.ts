@@ -22,9 +22,7 @@ const MAX_VMS = 64;
  * `v1.14.2`, a plugin's own `v0.7.3`).
  */
 export const vmVersionsResult = z.object({
-  vmVersions: z
-    .record(z.string().min(1).max(128), z.string().max(128))
-    .refine((m) => Object.keys(m).length <= MAX_VMS, `more than ${MAX_VMS} VMs`),
+  vmVersions: z.record(z.string().min(1).max(128), z.string().max(128)).refine((m) => Object.keys(m).length <= MAX_VMS, `more than ${MAX_VMS} VMs`),
 });
 
 /** Sorted VM versions of a vmVersions map. Pure. */
@@ -42,7 +40,8 @@ export function identityChanges(previous: NodeIdentityValue | undefined, next: N
   const before = new Map(previous.vmVersions.map((v) => [v.vm, v.version]));
   for (const { vm, version } of next.vmVersions) {
     const was = before.get(vm);
-    if (was !== undefined && was !== version) out.push({ kind: 'vm_version', level: 'info', message: 'VM version changed', detail: { vm, from: was, to: version } });
+    if (was !== undefined && was !== version)
+      out.push({ kind: 'vm_version', level: 'info', message: 'VM version changed', detail: { vm, from: was, to: version } });
   }
   return out;
 }
