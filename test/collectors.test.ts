@@ -157,7 +157,9 @@ describe('uptime collector', () => {
     expect(uptimeSource.collect({ isValidator: false }, NODE).map(line)).toEqual(['avax_node_is_validator{node="n1"} 0']);
   });
   it('rejects percentages that are not percentages', () => {
-    for (const bad of ['NaN', '', '-1.0000', '100.0001', '1e2', 99.5]) {
+    // A JSON number 0..100 is the specification's float64 form and is accepted (test/lenient-numbers.test.ts);
+    // one outside the range is not.
+    for (const bad of ['NaN', '', '-1.0000', '100.0001', '1e2', 100.5, -0.5]) {
       expect(uptimeResult.safeParse({ rewardingStakePercentage: bad, weightedAveragePercentage: '1.0000' }).success).toBe(false);
     }
   });

@@ -25,7 +25,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeNode, type FakeNodeState } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
 import { FakeDataApi, fixtureActiveValidation, fixtureDeniedValidation } from '../src/fake/fake-data-api.js';
-import { autoRenewing, inactiveL1Validator, observedOutage, partialSyncMode, restartedAfterOutage } from '../src/fake/real-modes.js';
+import {
+  autoRenewing,
+  inactiveL1Validator,
+  ipChangedMode,
+  observedOutage,
+  partialSyncMode,
+  pluginVmMode,
+  restartedAfterOutage,
+} from '../src/fake/real-modes.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus, waitFor as waitUntil } from './helpers/prometheus.js';
 import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';
@@ -346,6 +354,14 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
       FIXTURE_IDS.disconnectedValidatorNodeId,
     ]);
   },
+  'public-ip-changed': (now) => deploy({ validator: { state: liveWorld(now) } }),
+  'l1-plugin-versions': (now) => {
+    const watch = { subnet_ids: [FIXTURE_IDS.l1SubnetId] };
+    const behind = nonValidatorWorld(now, WATCHER_B);
+    pluginVmMode(behind, FIXTURE_IDS.subnetEvmVmId, 'v0.7.4');
+    behind.nodeIp = '203.0.113.12:9651';
+    return deploy({ a: { state: liveWorld(now), watch }, b: { state: behind, watch } });
+  },
   'stalled-chain': (now) => deploy({ a: { state: liveWorld(now), moving: ['P'] }, b: { state: nonValidatorWorld(now, WATCHER_B), moving: ['P', 'C'] } }),
 };
 
@@ -554,6 +570,13 @@ const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
     // The validation ended and nothing renewed it: the P-Chain drops it from the set, info.uptime says "not a validator".
     s.primaryValidators = s.primaryValidators.filter((v) => v.nodeId !== SELF);
     s.uptime = null;
+  },
+  'public-ip-changed': async (d) => {
+    // The old address on record first, so the new one is a change and not the first sample.
+    await waitFor('public-ip-changed: the first address on record', async () =>
+      (await query('avax_node_ip_info{cluster="public-ip-changed",ip="203.0.113.10:9651"}')).length === 1 ? true : undefined,
+    );
+    ipChangedMode((d.nodes['validator'] as FakeNode).state, '198.51.100.7');
   },
   'l1-validator-runs-dry': async (d) => {
     await waitActiveOnRecord('l1-validator-runs-dry', SELF, FIXTURE_IDS.l1SubnetId);

@@ -33,6 +33,18 @@ export const METRICS = {
     labels: ['node', 'node_id', 'version', 'network', 'database_version', 'git_commit'],
     source: 'info.getNodeID, info.getNodeVersion, info.getNetworkName',
   },
+  avax_node_ip_info: {
+    type: 'gauge',
+    help: 'The public ip:port the node advertises to its peers; always 1. A new ip label means peers must re-learn the address (asked every round).',
+    labels: ['node', 'ip'],
+    source: 'info.getNodeIP',
+  },
+  avax_node_vm_version_info: {
+    type: 'gauge',
+    help: 'Version of each VM the node runs (vm = its primary alias or id as the node reports it: avm, evm, platform, a plugin such as Subnet-EVM); always 1.',
+    labels: ['node', 'vm', 'version'],
+    source: 'info.getNodeVersion vmVersions',
+  },
   avax_node_network_id: { type: 'gauge', help: 'Network id the node reports (1 mainnet, 5 fuji).', labels: N, source: 'info.getNetworkID' },
   avax_node_healthy: { type: 'gauge', help: '1 when /ext/health answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health' },
   avax_node_ready: {

@@ -12,7 +12,7 @@ import { FakeNode, rfc3339Nano } from './fake-node.js';
 import type { FakeNodeState, FakePeer, FakeValidator } from './fake-node.js';
 import { createHash } from 'node:crypto';
 import { cb58Encode, createPrng, defaultFakeState, FIXTURE_IDS, generatePeers, generateValidators, idFrom, randomId, type Prng } from './fake-data.js';
-import { autoRenewing, partialSyncMode } from './real-modes.js';
+import { autoRenewing, partialSyncMode, pluginVmMode } from './real-modes.js';
 
 /** Options of {@link startDemoNode}. */
 export interface DemoNodeOptions {
@@ -131,8 +131,13 @@ export function createDemoState(seed: number, nowSec: number, validators = 48, p
   for (const c of Object.values(state.health)) c.timestamp = ts;
   for (const c of Object.values(state.readiness)) c.timestamp = ts;
   state.validatorFeeState.timestamp = now;
+  // It runs the fixture L1's chain, so the Subnet-EVM plugin is installed (info.getNodeVersion vmVersions).
+  pluginVmMode(state, FIXTURE_IDS.subnetEvmVmId, DEMO_SUBNET_EVM_VERSION);
   return state;
 }
+
+/** The Subnet-EVM release every demo node of the fixture L1 runs (one version: the healthy setup). */
+const DEMO_SUBNET_EVM_VERSION = 'v0.7.3';
 
 /**
  * Turns a demo state into the usual setup of an L1 validator: a node of its
@@ -142,6 +147,9 @@ export function createDemoState(seed: number, nowSec: number, validators = 48, p
 export function makePartialSyncL1Validator(state: FakeNodeState, nowSec: number): FakeNodeState {
   state.nodeId = `NodeID-${cb58Encode(createHash('sha256').update('demo-l1-validator').digest().subarray(0, 20))}`;
   partialSyncMode(state);
+  // A machine of its own: its own public address (info.getNodeIP).
+  state.nodeIp = '203.0.113.11:9651';
+  pluginVmMode(state, FIXTURE_IDS.subnetEvmVmId, DEMO_SUBNET_EVM_VERSION);
   const validationId = idFrom('demo-l1-validation');
   const l1 = state.subnets[FIXTURE_IDS.l1SubnetId];
   l1?.validators.push({

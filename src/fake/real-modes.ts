@@ -193,3 +193,28 @@ function networkViewAfterOutage(startTime: number, offlineSeconds: number, nowSe
   const elapsed = Math.max(1, nowSec - startTime);
   return Math.max(0, Math.min(1, (elapsed - offlineSeconds) / elapsed));
 }
+
+/**
+ * The node's public IP changed while it runs (a new address from the cloud
+ * provider, a moved instance): utils/dynamicip/updater.go re-resolves the
+ * public IP every `--public-ip-resolution-frequency` and sets the value that
+ * api/info/service.go GetNodeIP reads (`i.myIP.Get()`), so info.getNodeIP
+ * answers the new `ip:port` from then on, with the port unchanged.
+ */
+export function ipChangedMode(state: FakeNodeState, newIp: string): FakeNodeState {
+  const port = /:(\d+)$/.exec(state.nodeIp)?.[1] ?? '9651';
+  state.nodeIp = `${newIp.includes(':') ? `[${newIp}]` : newIp}:${port}`;
+  return state;
+}
+
+/**
+ * A plugin VM (Subnet-EVM) installed on the node: vms/manager.go Versions
+ * keys `vmVersions` by the VM's primary alias, which for a plugin without an
+ * entry in `--vm-aliases-file` is its VM id, and the value is whatever the
+ * plugin reports (Subnet-EVM: `v0.7.3`). api/info/service.go GetNodeVersion
+ * returns that map.
+ */
+export function pluginVmMode(state: FakeNodeState, vm: string, version: string): FakeNodeState {
+  state.vmVersions = { ...state.vmVersions, [vm]: version };
+  return state;
+}

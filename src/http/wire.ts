@@ -36,6 +36,33 @@ export const percentStringAsRatio = z
   .refine((v) => v >= 0 && v <= 100, 'percentage outside 0..100')
   .transform((v) => v / 100);
 
+/**
+ * Where the node interface's specification and real answers disagree. The
+ * specification (docs/service.md signatures) declares `info.getNetworkID`'s
+ * `networkID` and `info.peers`' `numPeers` integers and `info.uptime`'s
+ * percentages float64, while AvalancheGo sends them through its json.Uint32 /
+ * json.Float64 wrappers (utils/json/uint32.go, float64.go), i.e. as quoted
+ * strings. Both forms are accepted; anything else (a negative, a fraction
+ * where an integer is due, `"NaN"`, an exponent) is still rejected.
+ */
+
+/** A small unsigned integer sent as a decimal string ("5") or a JSON number (5), as a number. */
+export const smallUint = z.union([smallUintString, z.number().refine((v) => Number.isSafeInteger(v) && v >= 0 && v < 1e15, 'expected an unsigned integer')], {
+  error: 'expected an unsigned integer (decimal string or number)',
+});
+
+/** A percentage 0..100 sent as a decimal string ("99.7214") or a JSON number (99.7214), as a ratio 0..1. */
+export const percentAsRatio = z.union(
+  [
+    percentStringAsRatio,
+    z
+      .number()
+      .refine((v) => Number.isFinite(v) && v >= 0 && v <= 100, 'percentage outside 0..100')
+      .transform((v) => v / 100),
+  ],
+  { error: 'expected a percentage 0..100 (decimal string or number)' },
+);
+
 /** A `0x` hex quantity (geth), as a bigint. */
 export const hexQuantity = z
   .string()

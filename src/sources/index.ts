@@ -13,6 +13,7 @@ import { validatorsSource } from './validators/index.js';
 import { l1UptimeSource } from './l1-uptime/index.js';
 import { cChainSource, pChainSource, xChainSource } from './chain-height/index.js';
 import { addressBalancesSource } from './address-balances/index.js';
+import { nodeIdentitySource } from './node-identity/index.js';
 
 /**
  * The node sources, in the order a round runs them after the identity
@@ -30,6 +31,7 @@ export const NODE_SOURCES: readonly SourceDef<unknown>[] = [
   pChainSource,
   xChainSource,
   cChainSource,
+  nodeIdentitySource,
 ] as SourceDef<unknown>[];
 
 /** The name of the source that identifies the node (the one marked `identity`). */

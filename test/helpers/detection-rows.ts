@@ -190,6 +190,23 @@ export const MATRIX: MatrixRow[] = [
     silent: QUIET,
   },
   {
+    cluster: 'public-ip-changed',
+    deployment: 'A healthy validator; its public address changes while it runs (`ipChangedMode`: the dynamic IP updater resolved a new one)',
+    incident: 'info.getNodeIP answers a new address: peers must re-learn it',
+    raised: [{ alertname: 'AvaxNodePublicIpChanged', severity: 'warning', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxNodeDown' }, { alertname: 'AvaxL1PluginVersionMismatch' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'l1-plugin-versions',
+    deployment:
+      'Two nodes watching the fixture L1 (`--watch.subnet-id`), each running its chain: one on Subnet-EVM v0.7.3, the other on v0.7.4 (`pluginVmMode`)',
+    incident: 'Two nodes of one L1 on different Subnet-EVM versions',
+    raised: [{ alertname: 'AvaxL1PluginVersionMismatch', severity: 'warning', evidence: 'poll' }],
+    never: [{ alertname: 'AvaxNodePublicIpChanged' }],
+    silent: QUIET,
+  },
+  {
     cluster: 'l1-stranger-runs-dry',
     deployment:
       "A healthy validator watching an L1 with `--watch.all-validators`: another operator's L1 validator runs out of balance (`inactiveL1Validator`), and the fixture's inactive one stays inactive",

@@ -8,6 +8,10 @@
 import type { FakeNodeState, FakeValidator } from '../../src/fake/fake-node.js';
 import { rfc3339Nano } from '../../src/fake/fake-node.js';
 import { createPrng, defaultFakeState, FIXTURE_IDS, fixtureValidatorFor, idFrom, randomNodeId } from '../../src/fake/fake-data.js';
+import { pluginVmMode } from '../../src/fake/real-modes.js';
+
+/** The Subnet-EVM release the fixture L1's nodes run in the matrix. */
+export const SUBNET_EVM_VERSION = 'v0.7.3';
 
 export const DAY = 86_400;
 /** The fixture node: the validator of most rows. */
@@ -45,6 +49,8 @@ export function liveWorld(nowSec: number): FakeNodeState {
   const ts = rfc3339Nano(now);
   for (const c of [...Object.values(s.health), ...Object.values(s.readiness)]) c.timestamp = ts;
   s.validatorFeeState.timestamp = now;
+  // The fixture node runs the fixture L1's chain, so it has the Subnet-EVM plugin (info.getNodeVersion vmVersions).
+  pluginVmMode(s, FIXTURE_IDS.subnetEvmVmId, SUBNET_EVM_VERSION);
   return s;
 }
 

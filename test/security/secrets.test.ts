@@ -22,6 +22,7 @@ const ALLOWED_METHODS = new Set([
   'info.getNodeVersion',
   'info.getNetworkID',
   'info.getNetworkName',
+  'info.getNodeIP',
   'info.upgrades',
   'info.isBootstrapped',
   'info.peers',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UpstreamError } from '../../http/errors.js';
-import { smallUintString } from '../../http/wire.js';
+import { smallUint } from '../../http/wire.js';
 import { defineSource, SLOW_REFRESH_ROUNDS } from '../source.js';
 import { collectInfo } from './collect.js';
 import type { Upgrade, InfoValue } from './value.js';
@@ -16,7 +16,7 @@ export const versionResult = z.object({
   rpcProtocolVersion: z.string().optional(),
 });
 /** networkId result schema. */
-export const networkIdResult = z.object({ networkID: smallUintString });
+export const networkIdResult = z.object({ networkID: smallUint });
 /** networkName result schema. */
 export const networkNameResult = z.object({ networkName: z.string().min(1) });
 /**

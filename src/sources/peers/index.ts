@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { smallUintString, uintString } from '../../http/wire.js';
+import { smallUint, smallUintString, uintString } from '../../http/wire.js';
 import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from '../source.js';
 import { collectPeers } from './collect.js';
 import { weightedNearestRank } from '../../domain/rules.js';
@@ -19,9 +19,9 @@ const peerSchema = z.object({
   upgradeTime: z.number().int().nonnegative().optional().catch(undefined),
 });
 /** info.peers result. */
-export const peersResult = z.object({ numPeers: smallUintString, peers: z.array(peerSchema).nullable() });
+export const peersResult = z.object({ numPeers: smallUint, peers: z.array(peerSchema).nullable() });
 /** info.peers result around its peer list (read a batch at a time: 2,000 peers are about 0.6 MB). */
-const peersRest = z.object({ numPeers: smallUintString });
+const peersRest = z.object({ numPeers: smallUint });
 
 /** One validated info.peers entry. */
 export type PeerEntry = z.output<typeof peerSchema>;

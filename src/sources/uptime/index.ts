@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RpcError } from '../../http/json-rpc.js';
-import { percentStringAsRatio } from '../../http/wire.js';
+import { percentAsRatio } from '../../http/wire.js';
 import { defineSource } from '../source.js';
 import { collectUptime } from './collect.js';
 import type { UptimeValue } from './value.js';
@@ -8,8 +8,8 @@ export type { UptimeValue } from './value.js';
 
 /** info.uptime result. */
 export const uptimeResult = z.object({
-  rewardingStakePercentage: percentStringAsRatio,
-  weightedAveragePercentage: percentStringAsRatio,
+  rewardingStakePercentage: percentAsRatio,
+  weightedAveragePercentage: percentAsRatio,
 });
 
 /**
