@@ -17,7 +17,7 @@ import { testHandle } from '../src/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const KEY = 'e2e-data-api-key-4b1d9c';
-const DATA_API_SOURCES = ['data_api_validators', 'data_api_node_blocks', 'data_api_blocks'];
+const DATA_API_SOURCES = ['data_api_validators', 'data_api_l1_validators', 'data_api_node_blocks', 'data_api_blocks'];
 const NET = { network: 'mainnet' };
 const V = { network: 'mainnet', node_id: SELF, subnet: PRIMARY_NETWORK_ID };
 
@@ -175,13 +175,13 @@ describe('end to end with the Data API', () => {
     expect(valueOf(down, 'avax_node_healthy', { node: 'fake' })).toBe(1);
     expect(valueOf(down, 'avax_exporter_ready')).toBe(1);
     expect((await fetch(`${daemon.url}/-/ready`)).status).toBe(200);
-    expect(logs.withMsg('source down').filter((l) => l['node'] === 'data_api')).toHaveLength(3);
+    expect(logs.withMsg('source down').filter((l) => l['node'] === 'data_api')).toHaveLength(DATA_API_SOURCES.length);
     expect(logs.withMsg('source down').filter((l) => l['node'] === 'fake')).toEqual([]);
 
     await api.restart();
     const back = await waitDataApiUp(daemon);
     expect(valueOf(back, 'avax_data_api_chain_height', { ...NET, chain: 'P' })).toBe(23797323);
-    expect(logs.withMsg('source up').filter((l) => l['node'] === 'data_api')).toHaveLength(3);
+    expect(logs.withMsg('source up').filter((l) => l['node'] === 'data_api')).toHaveLength(DATA_API_SOURCES.length);
   });
 
   it('a 429 is counted, the source is down as rate_limited, and the service is left alone for as long as it asked', async () => {
@@ -209,7 +209,7 @@ describe('end to end with the Data API', () => {
     const node = await fakeNode();
     const api = await fakeDataApi({ apiKey: 'the-key-the-service-expects' });
     const { daemon, logs } = await daemonFor(node, api);
-    await eventually(() => logs.withMsg('source down').filter((l) => l['node'] === 'data_api').length === 3, 8_000);
+    await eventually(() => logs.withMsg('source down').filter((l) => l['node'] === 'data_api').length === DATA_API_SOURCES.length, 8_000);
     const line = logs.withMsg('source down').find((l) => l['source'] === 'data_api_validators');
     expect(line).toMatchObject({ reason: 'http_status' });
     expect(String(line?.['err'])).toContain('HTTP 401 Unauthorized: Invalid API key');

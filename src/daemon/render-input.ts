@@ -2,6 +2,7 @@ import type { StateStore } from '../state/store.js';
 import type { SourceDef } from '../sources/source.js';
 import { DATA_API_SOURCES } from '../data-api/sources.js';
 import { collectDataApiStats } from '../data-api/collect.js';
+import { collectWatchedL1Config } from '../data-api/l1-validators/collect.js';
 import type { ProbeService } from '../probe/probe-service.js';
 import type { MetricDef, Sample } from '../exposition/metric-defs.js';
 import { BUILD } from './build-info.js';
@@ -34,7 +35,8 @@ export function sourcesByName(sources: readonly SourceDef<unknown>[]): Map<strin
 /**
  * The daemon's {@link RenderInput}: every source's series from the store
  * (the Data API's included), and the exporter's own series (Data API client
- * stats, series count, probe targets, reload outcomes).
+ * stats, series count, probe targets, reload outcomes, the L1 subnets and
+ * validations the nodes are configured to watch).
  */
 export function daemonRenderInput({ store, sources, fleet, probe, reloads }: DaemonRenderInputOptions): RenderInput {
   const sourceByName = sourcesByName(sources);
@@ -43,6 +45,8 @@ export function daemonRenderInput({ store, sources, fleet, probe, reloads }: Dae
     return [
       ...(dataApi?.network ? collectDataApiStats(dataApi.network, dataApi.client.stats) : []),
       { name: 'avax_exporter_series', labels: {}, value: prevSeries },
+      // From the configuration, for the rule on L1 validations nobody watches.
+      ...collectWatchedL1Config(fleet.nodes.map((n) => n.watch)),
       { name: 'avax_exporter_probe_targets', labels: {}, value: probe.size },
       { name: 'avax_exporter_config_last_reload_successful', labels: {}, value: reloads.lastOk ? 1 : 0 },
       { name: 'avax_exporter_config_last_reload_success_timestamp_seconds', labels: {}, value: reloads.lastSuccessMs / 1000 },

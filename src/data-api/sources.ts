@@ -6,6 +6,7 @@ import { collectDataApiBlocks, collectDataApiNodeBlocks, collectDataApiValidator
 import { DataApiHttpError, isServiceNotFound, type DataApiClient, type DataApiNetwork } from './client.js';
 import type { WatchedAddress } from '../config/addresses.js';
 import { dataApiAddressBalancesSource } from './balances.js';
+import { dataApiL1ValidatorsSource } from './l1-validators/index.js';
 import { dataApiBlocksSection, dataApiValidatorsSection } from './status.js';
 import { validatorsSource } from '../sources/validators/index.js';
 import {
@@ -195,14 +196,19 @@ export const dataApiValidatorsSource = defineSource<DataApiValidatorsValue, Data
 
 /**
  * A block of `GET .../blocks` (latest, or proposed by a node): only the
- * height, the time and the proposer are read; everything else (hashes,
- * transactions, L1 fee figures, fields the spec does not list) is ignored.
+ * height, the time, the proposer and the P-Chain's L1 figures (active L1
+ * validators, accrued fees) are read; everything else (hashes, transactions,
+ * fields the spec does not list) is ignored.
  */
 export const blockItem = z.object({
   blockNumber: uintString,
   blockTimestamp: seconds,
   // Lenient as the validators' optional fields: a null proposer is "not known", not a broken page.
   proposerDetails: lenient(z.object({ proposerNodeId: lenient(z.string().min(1)) })),
+  // P-Chain blocks only, optional in the spec (PrimaryNetworkBlock): absent, null or malformed reads as unknown.
+  activeL1Validators: lenient(z.number().int().nonnegative()),
+  /** nAVAX. */
+  l1ValidatorsAccruedFees: lenient(z.union([z.number().int().nonnegative(), uintString.transform((v) => Number(v))])),
 });
 /** A block as read from a blocks listing. */
 export type BlockItem = z.output<typeof blockItem>;
@@ -295,7 +301,14 @@ async function headOf(ctx: DataApiContext, chain: PrimaryChain, alias: string, d
   try {
     const r = await ctx.client.get(path, { pageSize: 1 }, latestBlocks, deadline);
     const newest = r.blocks[0];
-    return newest && { chain, height: newest.blockNumber, timestampSeconds: newest.blockTimestamp };
+    if (!newest) return undefined;
+    return {
+      chain,
+      height: newest.blockNumber,
+      timestampSeconds: newest.blockTimestamp,
+      ...(newest.activeL1Validators !== undefined ? { activeL1Validators: newest.activeL1Validators } : {}),
+      ...(newest.l1ValidatorsAccruedFees !== undefined ? { l1ValidatorsAccruedFeesNavax: newest.l1ValidatorsAccruedFees } : {}),
+    };
   } catch (err) {
     // The P-Chain is the point of this source; X and C are read "where the
     // service answers": a 4xx (other than 429) means it does not serve them.
@@ -318,6 +331,7 @@ export const dataApiBlocksSource = defineSource<DataApiBlocksValue, DataApiConte
 /** The Data API sources, in the order a round runs them. */
 export const DATA_API_SOURCES: readonly SourceDef<unknown, DataApiContext>[] = [
   dataApiValidatorsSource,
+  dataApiL1ValidatorsSource,
   dataApiNodeBlocksSource,
   dataApiBlocksSource,
   dataApiAddressBalancesSource,

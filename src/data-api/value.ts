@@ -74,6 +74,10 @@ export interface ChainHead {
   chain: PrimaryChain;
   height: bigint;
   timestampSeconds: number;
+  /** P-Chain: active L1 validators after this block, when the service gave it. */
+  activeL1Validators?: number | undefined;
+  /** P-Chain: L1 validator fees accrued since Etna after this block, nAVAX, when the service gave it. */
+  l1ValidatorsAccruedFeesNavax?: number | undefined;
 }
 
 /** Heads of the primary chains. */

@@ -484,6 +484,36 @@ export const METRICS = {
     labels: ['network', 'chain'],
     source: 'Data API GET /v1/networks/{network}/blockchains/{p,x,c}-chain/blocks blockTimestamp',
   },
+  avax_data_api_active_l1_validators: {
+    type: 'gauge',
+    help: 'Active L1 validators on the P-Chain after its latest block, as the Data API reports it (absent when the service leaves it out).',
+    labels: ['network'],
+    source: 'Data API GET /v1/networks/{network}/blockchains/p-chain/blocks activeL1Validators',
+  },
+  avax_data_api_l1_validators_accrued_fees_avax: {
+    type: 'gauge',
+    help: 'Continuous fees L1 validators have accrued on the P-Chain after its latest block, in AVAX, as the Data API reports it (absent when the service leaves it out).',
+    labels: ['network'],
+    source: 'Data API GET /v1/networks/{network}/blockchains/p-chain/blocks l1ValidatorsAccruedFees (nAVAX)',
+  },
+  avax_data_api_l1_validator_balance_avax: {
+    type: 'gauge',
+    help: "Balance an L1 validation of a watched node id has left to pay the continuous fee, in AVAX, as the Data API sees it (0 once inactive); independent of the node's own P-Chain API.",
+    labels: ['network', 'node_id', 'subnet', 'validation_id'],
+    source: 'Data API GET /v1/networks/{network}/l1Validators?nodeId=&includeInactiveL1Validators=true remainingBalance (nAVAX)',
+  },
+  avax_data_api_l1_validator_weight: {
+    type: 'gauge',
+    help: 'Consensus weight of an L1 validation of a watched node id, as the Data API sees it.',
+    labels: ['network', 'node_id', 'subnet', 'validation_id'],
+    source: 'Data API GET /v1/networks/{network}/l1Validators weight',
+  },
+  avax_data_api_l1_validator_active: {
+    type: 'gauge',
+    help: 'Whether an L1 validation of a watched node id is active (1: weight and balance both non-zero, the P-Chain rule) or inactive (0), as the Data API sees it.',
+    labels: ['network', 'node_id', 'subnet', 'validation_id'],
+    source: 'Data API GET /v1/networks/{network}/l1Validators weight, remainingBalance',
+  },
   avax_data_api_rate_limited_total: {
     type: 'counter',
     help: 'Data API requests answered with HTTP 429 (rate limited) since start.',
@@ -568,6 +598,18 @@ export const METRICS = {
     help: '1 when the last change of --web.config.file (or of a file it names) was applied; 0 when it was invalid or needs a restart (TLS on or off, client_auth_type) and the running web config was kept.',
     labels: [],
     source: 'exporter',
+  },
+  avax_exporter_watched_subnet: {
+    type: 'gauge',
+    help: 'Always 1: a subnet / L1 some node is configured to watch (--watch.subnet-id); the alert on an L1 validation nobody watches compares the Data API list with it.',
+    labels: ['subnet'],
+    source: 'configuration',
+  },
+  avax_exporter_watched_validation: {
+    type: 'gauge',
+    help: 'Always 1: an L1 validation some node is configured to watch (--watch.validation-id).',
+    labels: ['validation_id'],
+    source: 'configuration',
   },
   avax_exporter_ready: { type: 'gauge', help: '1 once every node has completed its first poll round.', labels: [], source: 'exporter' },
 } as const satisfies Record<string, MetricDef>;

@@ -10,10 +10,14 @@ import type { DemoNode } from './demo-node.js';
 import type { FakeNodeState, FakeValidator } from './fake-node.js';
 import { createPrng, PRIMARY_NETWORK_ID } from './fake-data.js';
 import {
+  FAKE_OTHER_L1_SUBNET_ID,
+  FAKE_OTHER_L1_VALIDATION_ID,
   FakeDataApi,
   fixtureCompletedValidation,
   makeFakeBlock,
+  makeFakeL1Validator,
   type FakeChainAlias,
+  type FakeDataApiL1Validator,
   type FakeDataApiState,
   type FakeDataApiValidation,
 } from './fake-data-api.js';
@@ -72,6 +76,25 @@ function activeValidation(v: FakeValidator, version: string): FakeDataApiValidat
   };
 }
 
+/**
+ * The L1 validations the Data API lists: every L1 validator of the node's
+ * subnets (active and inactive, as the node has them), with the node's
+ * balance and weight; and, for the demo node itself, an earlier validation of
+ * an L1 nobody watches whose balance ran out, so the dashboard shows an
+ * inactive one.
+ */
+function demoL1Validators(node: FakeNodeState): FakeDataApiL1Validator[] {
+  const out: FakeDataApiL1Validator[] = [];
+  for (const [subnetId, sub] of Object.entries(node.subnets)) {
+    for (const v of sub.validators) {
+      if (!('validationId' in v)) continue;
+      out.push(makeFakeL1Validator(v.nodeId, subnetId, v.validationId, Number(v.balance), Number(v.weight), v.startTime));
+    }
+  }
+  out.push(makeFakeL1Validator(node.nodeId, FAKE_OTHER_L1_SUBNET_ID, FAKE_OTHER_L1_VALIDATION_ID, 0, 20, node.primaryValidators[0]?.startTime ?? 1730000000));
+  return out;
+}
+
 /** The Data API's view of the demo node's world. */
 export function demoDataApiState(node: FakeNodeState, nowSec: number): FakeDataApiState {
   const self = node.primaryValidators.find((v) => v.nodeId === node.nodeId);
@@ -84,7 +107,13 @@ export function demoDataApiState(node: FakeNodeState, nowSec: number): FakeDataA
   }
   const blocks = {} as FakeDataApiState['blocks'];
   for (const [alias, chain] of CHAINS) blocks[alias] = [makeFakeBlock(alias, node.heights[chain], nowSec)];
-  return { network: node.networkId === 5 ? 'fuji' : 'mainnet', validations: { [node.nodeId]: validations }, blocks, proposed: { [node.nodeId]: [] } };
+  return {
+    network: node.networkId === 5 ? 'fuji' : 'mainnet',
+    validations: { [node.nodeId]: validations },
+    blocks,
+    proposed: { [node.nodeId]: [] },
+    l1Validators: demoL1Validators(node),
+  };
 }
 
 /**
@@ -117,6 +146,8 @@ export async function startDemoDataApi(demo: DemoNode, opts: DemoDataApiOptions 
     const self = node.primaryValidators.find((v) => v.nodeId === node.nodeId);
     const active = api.state.validations[node.nodeId]?.find((v) => v.validationStatus === 'active');
     if (self && active) active['uptimePerformance'] = Number(self.uptime.toFixed(2));
+    // Balances drain on the node's side; the service reports what the P-Chain has.
+    api.state.l1Validators = demoL1Validators(node);
   };
   const timer = setInterval(tick, opts.tickMs ?? 2000);
   timer.unref();

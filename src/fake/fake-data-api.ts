@@ -104,6 +104,44 @@ export function fakeAvaxAmount(navax: bigint, network: 'mainnet' | 'fuji' = 'mai
   };
 }
 
+/**
+ * An L1 validation as `GET .../l1Validators` lists it (the spec's
+ * L1ValidatorDetailsFull, dataapi.l1Validators.json): weight, balance (nAVAX)
+ * and creation time are JSON numbers here, unlike the node's platform API.
+ */
+export interface FakeDataApiL1Validator extends Record<string, unknown> {
+  validationId: string;
+  nodeId: string;
+  subnetId: string;
+  weight: number;
+  remainingBalance: number;
+  creationTimestamp: number;
+}
+
+/** An L1 validation in the fixture's shape; `remainingBalance` 0 makes it inactive (the P-Chain's rule). */
+export function makeFakeL1Validator(
+  nodeId: string,
+  subnetId: string,
+  validationId: string,
+  remainingBalance: number,
+  weight = 20,
+  creationTimestamp = 1734034648,
+): FakeDataApiL1Validator {
+  const owner = { addresses: ['fuji1ywzvrftfqexh5g6qa9zyrytj6pqdfetza2hqln'], threshold: 1 };
+  return {
+    validationId,
+    validationIdHex: `0x${createHash('sha256').update(validationId).digest('hex')}`,
+    nodeId,
+    subnetId,
+    weight,
+    remainingBalance,
+    creationTimestamp,
+    blsCredentials: { publicKey: `0x${createHash('sha256').update(`bls/${validationId}`).digest('hex')}` },
+    remainingBalanceOwner: owner,
+    deactivationOwner: owner,
+  };
+}
+
 /** Everything the fake answers from; mutate it freely between requests. */
 export interface FakeDataApiState {
   /** The network it has data for; other networks answer empty lists. */
@@ -119,6 +157,8 @@ export interface FakeDataApiState {
    * listed holds nothing: every category is empty, as the service answers for an unused address.
    */
   pChainBalances?: Record<string, FakePChainBalances>;
+  /** L1 validations, active and inactive, in the order the service lists them. */
+  l1Validators?: FakeDataApiL1Validator[];
 }
 
 /** A failure to inject with {@link FakeDataApi.setFault}; `times` limits it to that many requests. */
@@ -131,7 +171,7 @@ export type FakeDataApiFault = (
 ) & { times?: number };
 
 /** The endpoints, as fault targets and in {@link FakeDataApiCall.route}. */
-export type FakeDataApiRoute = 'validators' | 'nodeBlocks' | 'blocks' | 'balances' | 'health' | 'unknown';
+export type FakeDataApiRoute = 'validators' | 'l1Validators' | 'nodeBlocks' | 'blocks' | 'balances' | 'health' | 'unknown';
 
 /** One request the fake received. */
 export interface FakeDataApiCall {
@@ -345,8 +385,20 @@ export function defaultFakeDataApiState(): FakeDataApiState {
       'c-chain': [makeFakeBlock('c-chain', 71234567n, FIXTURE_NOW, self)],
     },
     proposed: { [self]: [p0, pOld] },
+    l1Validators: [
+      // The fixture's: the node's active validation of the fixture L1.
+      makeFakeL1Validator(self, FIXTURE_IDS.l1SubnetId, FIXTURE_IDS.l1ValidationId, 8780477952),
+      // An earlier validation of the same node on another L1, its balance used up.
+      makeFakeL1Validator(self, FAKE_OTHER_L1_SUBNET_ID, FAKE_OTHER_L1_VALIDATION_ID, 0, 20, 1730000000),
+      makeFakeL1Validator(FIXTURE_IDS.l1InactiveNodeId, FIXTURE_IDS.l1SubnetId, idFor('l1/inactive'), 0),
+    ],
   };
 }
+
+/** An L1 the fixture node once validated (inactive in the fake's default world). */
+export const FAKE_OTHER_L1_SUBNET_ID = idFor('l1/other-subnet');
+/** The fixture node's inactive validation of {@link FAKE_OTHER_L1_SUBNET_ID}. */
+export const FAKE_OTHER_L1_VALIDATION_ID = idFor('l1/other-validation');
 
 /**
  * The real service's leniency, as a mode (`quirks: true`): what the spec and
@@ -540,6 +592,23 @@ export class FakeDataApi extends FakeHttpServer {
       const page = this.page(list, `${u.pathname}?${status}&${q.get('sortOrder')}`, pageSize, q.get('pageToken'));
       return { ...(page.next ? { nextPageToken: page.next } : {}), validators: page.items };
     }
+    if (parts[4] === 'l1Validators' && parts.length === 5) {
+      const inactive = q.get('includeInactiveL1Validators');
+      if (inactive !== null && inactive !== 'true' && inactive !== 'false') {
+        throw new HttpProblem(400, ['includeInactiveL1Validators must be a boolean value']);
+      }
+      const [nodeId, subnetId, validationId] = [q.get('nodeId'), q.get('subnetId'), q.get('l1ValidationId')];
+      const list = (ours ? (this.state.l1Validators ?? []) : []).filter(
+        (v) =>
+          (nodeId === null || v.nodeId === nodeId) &&
+          (subnetId === null || v.subnetId === subnetId) &&
+          (validationId === null || v.validationId === validationId) &&
+          (inactive === 'true' || (v.weight !== 0 && v.remainingBalance !== 0)),
+      );
+      const page = this.page(list, `${u.pathname}?${nodeId}&${subnetId}&${validationId}&${inactive}`, pageSize, q.get('pageToken'));
+      // blockHeight: the P-Chain height the balances were computed at, a decimal string.
+      return { validators: page.items, ...(page.next ? { nextPageToken: page.next } : {}), blockHeight: this.state.blocks['p-chain'][0]?.blockNumber ?? '0' };
+    }
     if (parts[4] === 'blockchains' && parts[5] !== undefined) {
       const alias = CHAIN_IDS[parts[5]];
       if (!alias) throw new HttpProblem(404, `Blockchain ${parts[5]} not found`);
@@ -644,6 +713,7 @@ function routeOf(method: string, path: string): FakeDataApiRoute {
   if (method !== 'GET') return 'unknown';
   if (path === '/v1/health-check') return 'health';
   if (/^\/v1\/networks\/[^/]+\/validators\/[^/]+$/.test(path)) return 'validators';
+  if (/^\/v1\/networks\/[^/]+\/l1Validators$/.test(path)) return 'l1Validators';
   if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/nodes\/[^/]+\/blocks$/.test(path)) return 'nodeBlocks';
   if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/blocks$/.test(path)) return 'blocks';
   if (/^\/v1\/networks\/[^/]+\/blockchains\/[^/]+\/balances$/.test(path)) return 'balances';
