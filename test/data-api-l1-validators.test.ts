@@ -159,7 +159,7 @@ describe('fake Data API l1Validators', () => {
     expect(api.callsTo('l1Validators').length).toBe(6);
   });
 
-  it('the item shape is the reference one', async () => {
+  it('the item shape is the reference one', () => {
     const ref = fixtureItem();
     const made = makeFakeL1Validator(SELF, FIXTURE_IDS.l1SubnetId, FIXTURE_IDS.l1ValidationId, 8780477952);
     expect(Object.keys(made).sort()).toEqual(Object.keys(ref).sort());
