@@ -135,6 +135,7 @@ describe('alert conventions', () => {
         'AvaxExporterDown',
         'AvaxL1PluginVersionMismatch',
         'AvaxL1ValidationNotFound',
+        'AvaxL1ValidationUnwatched',
         'AvaxL1ValidatorBalanceLow',
         'AvaxL1ValidatorInactive',
         'AvaxL1ValidatorRunwayLow',
