@@ -274,6 +274,18 @@ async function deploy(
   };
 }
 
+/** A deployment with its own fake Data API (the fake's default world, changed by `edit`), polled every second. */
+async function withDataApi(
+  nodes: Parameters<typeof deploy>[0],
+  edit: (s: FakeDataApi['state']) => void = () => undefined,
+): Promise<Deployment> {
+  const dataApi = await FakeDataApi.start({ maxCalls: 1000 });
+  edit(dataApi.state);
+  const d = await deploy(nodes, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+  d.dataApi = dataApi;
+  return d;
+}
+
 /** Builds the deployment of each row of the matrix. */
 const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
   'healthy-validator': (now) => deploy({ validator: { state: liveWorld(now) } }),
@@ -339,7 +351,8 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     v.endTime = now + 363 * DAY;
     const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime };
     const denied = { ...fixtureDeniedValidation(SELF), startTimestamp: now - 367 * DAY, endTimestamp: now - 2 * DAY };
-    const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active, denied] } }, maxCalls: 1000 });
+    // This row is about the primary network: the Data API lists no L1 validation of the node (the l1-unwatched row has one).
+    const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active, denied] }, l1Validators: [] }, maxCalls: 1000 });
     const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
     d.dataApi = dataApi;
     return d;
@@ -362,6 +375,14 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     behind.nodeIp = '203.0.113.12:9651';
     return deploy({ a: { state: liveWorld(now), watch }, b: { state: behind, watch } });
   },
+  'l1-unwatched': (now) => withDataApi({ validator: { state: liveWorld(now) } }),
+  'l1-watched-data-api': (now) => withDataApi({ validator: { state: liveWorld(now), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } } }),
+  'l1-runway-node-bootstrapping': (now) =>
+    withDataApi({ validator: { state: liveWorld(now), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } } }, (st) => {
+      const mine = st.l1Validators?.find((v) => v.validationId === FIXTURE_IDS.l1ValidationId);
+      if (!mine) throw new Error("no L1 validation of the node in the fake Data API's world");
+      mine.remainingBalance = 125_000_000;
+    }),
   'stalled-chain': (now) => deploy({ a: { state: liveWorld(now), moving: ['P'] }, b: { state: nonValidatorWorld(now, WATCHER_B), moving: ['P', 'C'] } }),
 };
 
@@ -535,6 +556,20 @@ const PREMISES: Record<string, () => Promise<void>> = {
   'reward-denied': async () => {
     expect(await valueOf(`avax_data_api_validator_last_reward_denied{cluster="reward-denied",node_id="${SELF}"}`)).toBe(1);
   },
+  'l1-unwatched': async () => {
+    expect(await valueOf(`avax_data_api_l1_validator_active{cluster="l1-unwatched",node_id="${SELF}",subnet="${FIXTURE_IDS.l1SubnetId}"}`)).toBe(1);
+    expect(await query('avax_exporter_watched_subnet{cluster="l1-unwatched"}')).toEqual([]);
+  },
+  'l1-watched-data-api': async () => {
+    expect(await valueOf(`avax_exporter_watched_subnet{cluster="l1-watched-data-api",subnet="${FIXTURE_IDS.l1SubnetId}"}`)).toBe(1);
+    expect(await valueOf(`avax_data_api_l1_validator_active{cluster="l1-watched-data-api",subnet="${FIXTURE_IDS.l1SubnetId}"}`)).toBe(1);
+  },
+  'l1-runway-node-bootstrapping': async () => {
+    // While the node answers, its own runway (months) is the one judged, whatever the Data API's balance says.
+    const c = 'cluster="l1-runway-node-bootstrapping"';
+    expect(await valueOf(`avax_validator:l1_balance_runway_seconds:min{${c},node_id="${SELF}"}`)).toBeGreaterThan(30 * DAY);
+    expect(await valueOf(`avax_validator:l1_balance_runway_seconds:data_api{${c},node_id="${SELF}"}`)).toBeLessThan(3 * DAY);
+  },
   'p-chain-only': async () => {
     expect(await valueOf('avax_node_partial_sync{cluster="p-chain-only"}')).toBe(1);
   },
@@ -581,6 +616,11 @@ const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
   'l1-validator-runs-dry': async (d) => {
     await waitActiveOnRecord('l1-validator-runs-dry', SELF, FIXTURE_IDS.l1SubnetId);
     inactiveL1Validator((d.nodes['validator'] as FakeNode).state, FIXTURE_IDS.l1ValidationId);
+  },
+  'l1-runway-node-bootstrapping': (d) => {
+    // P-Chain bootstrapping again (a resync): every /ext/bc/P call answers 503 "not done bootstrapping".
+    (d.nodes['validator'] as FakeNode).state.bootstrapped['P'] = false;
+    return Promise.resolve();
   },
   'l1-stranger-runs-dry': async (d) => {
     const stranger = d.strangers[0] as string;

@@ -207,6 +207,33 @@ export const MATRIX: MatrixRow[] = [
     silent: QUIET,
   },
   {
+    cluster: 'l1-unwatched',
+    deployment:
+      'A primary-network validator (default watch, no `--watch.subnet-id`) with the Data API, which lists an active L1 validation of its node id (the fixture L1)',
+    incident: 'The watched node validates an L1 nobody configured the exporter to watch (Data API)',
+    raised: [{ alertname: 'AvaxL1ValidationUnwatched', severity: 'warning', evidence: 'data-api-poll' }],
+    never: [{ alertname: 'AvaxL1ValidatorRunwayLow' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'l1-watched-data-api',
+    deployment:
+      'The control of the unwatched L1: the same validator and Data API, with `--watch.subnet-id` for that L1 (and an inactive validation of another L1 in the Data API list)',
+    raised: [],
+    never: [{ alertname: 'AvaxL1ValidationUnwatched' }, { alertname: 'AvaxL1ValidatorRunwayLow' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'l1-runway-node-bootstrapping',
+    deployment:
+      "A validator watching its L1 (`--watch.subnet-id`) with the Data API; the node reports a runway of months, the Data API a balance of 0.125 AVAX (under 3 days at the node's fee price)",
+    incident:
+      "The node's P-Chain API answers 503 (bootstrapping): its runway and fee price go; the runway alert pages from the Data API's balance over the last fee price on record",
+    raised: [{ alertname: 'AvaxL1ValidatorRunwayLow', severity: 'critical', firing: true, evidence: 'failed-poll' }],
+    never: [{ alertname: 'AvaxL1ValidationUnwatched' }],
+    silent: [],
+  },
+  {
     cluster: 'l1-stranger-runs-dry',
     deployment:
       "A healthy validator watching an L1 with `--watch.all-validators`: another operator's L1 validator runs out of balance (`inactiveL1Validator`), and the fixture's inactive one stays inactive",
