@@ -17,7 +17,7 @@ import { testHandle } from '../src/daemon.js';
 
 const SELF = FIXTURE_IDS.nodeId;
 const KEY = 'e2e-data-api-key-4b1d9c';
-const DATA_API_SOURCES = ['data_api_validators', 'data_api_l1_validators', 'data_api_node_blocks', 'data_api_blocks'];
+const DATA_API_SOURCES = ['data_api_validators', 'data_api_node_blocks', 'data_api_blocks', 'data_api_l1_validators'];
 const NET = { network: 'mainnet' };
 const V = { network: 'mainnet', node_id: SELF, subnet: PRIMARY_NETWORK_ID };
 

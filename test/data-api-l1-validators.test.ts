@@ -6,13 +6,7 @@ import { l1ValidatorItem, toL1Validation } from '../src/data-api/l1-validators/i
 import { collectDataApiL1Validators, collectWatchedL1Config } from '../src/data-api/l1-validators/collect.js';
 import { blockItem } from '../src/data-api/sources.js';
 import { collectDataApiBlocks } from '../src/data-api/collect.js';
-import {
-  FAKE_OTHER_L1_SUBNET_ID,
-  FAKE_OTHER_L1_VALIDATION_ID,
-  FakeDataApi,
-  makeFakeBlock,
-  makeFakeL1Validator,
-} from '../src/fake/fake-data-api.js';
+import { FAKE_OTHER_L1_SUBNET_ID, FAKE_OTHER_L1_VALIDATION_ID, FakeDataApi, makeFakeBlock, makeFakeL1Validator } from '../src/fake/fake-data-api.js';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { demoDataApiState } from '../src/fake/demo-data-api.js';
@@ -123,7 +117,11 @@ describe('Data API blocks: the P-Chain L1 figures (activeL1Validators, l1Validat
       network: 'mainnet',
       heads: [{ chain: 'P', height: b.blockNumber, timestampSeconds: b.blockTimestamp, activeL1Validators: 1203, l1ValidatorsAccruedFeesNavax: 52371237109 }],
     });
-    expect(samples.find((s) => s.name === 'avax_data_api_active_l1_validators')).toEqual({ name: 'avax_data_api_active_l1_validators', labels: NET, value: 1203 });
+    expect(samples.find((s) => s.name === 'avax_data_api_active_l1_validators')).toEqual({
+      name: 'avax_data_api_active_l1_validators',
+      labels: NET,
+      value: 1203,
+    });
     expect(samples.find((s) => s.name === 'avax_data_api_l1_validators_accrued_fees_avax')?.value).toBe(52.371237109);
   });
 
@@ -180,14 +178,23 @@ describe('end to end: L1 validations as the Data API sees them', () => {
     const api = await FakeDataApi.start({ maxPageSize: 1 });
     cleanup.push(() => api.stop());
     const { daemon } = await startTestDaemon({
-      nodes: [{ name: 'fake', url: node.url, watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId], validation_ids: ['2ZW6HUePBW2dP7dBGa5stjXe1uvK9LwEgrjebDwXEyL5bDMWWS'] } }],
+      nodes: [
+        {
+          name: 'fake',
+          url: node.url,
+          watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId], validation_ids: ['2ZW6HUePBW2dP7dBGa5stjXe1uvK9LwEgrjebDwXEyL5bDMWWS'] },
+        },
+      ],
       data_api: { url: api.url, key_file: keyFile(), interval: '500ms', rate_limit: 6000 },
     });
     cleanup.push(() => daemon.stop());
     let text = '';
     await eventually(async () => {
       text = await scrape(daemon);
-      return valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_l1_validators' }) === 1 && valueOf(text, 'avax_data_api_active_l1_validators', NET) !== undefined;
+      return (
+        valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_l1_validators' }) === 1 &&
+        valueOf(text, 'avax_data_api_active_l1_validators', NET) !== undefined
+      );
     }, 10_000);
     const A = { ...NET, node_id: SELF, subnet: FIXTURE_IDS.l1SubnetId, validation_id: FIXTURE_IDS.l1ValidationId };
     const I = { ...NET, node_id: SELF, subnet: FAKE_OTHER_L1_SUBNET_ID, validation_id: FAKE_OTHER_L1_VALIDATION_ID };
@@ -225,9 +232,14 @@ describe('end to end: L1 validations as the Data API sees them', () => {
     let text = '';
     await eventually(async () => {
       text = await scrape(daemon);
-      return valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_blocks' }) === 1 && valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_l1_validators' }) === 0;
+      return (
+        valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_blocks' }) === 1 &&
+        valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_l1_validators' }) === 0
+      );
     }, 10_000);
-    expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_l1_validators', reason: 'invalid_response' })).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source: 'data_api_l1_validators', reason: 'invalid_response' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(seriesOf(text, 'avax_data_api_l1_validator_active')).toEqual([]);
     expect(valueOf(text, 'avax_source_up', { node: 'data_api', source: 'data_api_validators' })).toBe(1);
   });

@@ -275,10 +275,7 @@ async function deploy(
 }
 
 /** A deployment with its own fake Data API (the fake's default world, changed by `edit`), polled every second. */
-async function withDataApi(
-  nodes: Parameters<typeof deploy>[0],
-  edit: (s: FakeDataApi['state']) => void = () => undefined,
-): Promise<Deployment> {
+async function withDataApi(nodes: Parameters<typeof deploy>[0], edit: (s: FakeDataApi['state']) => void = () => undefined): Promise<Deployment> {
   const dataApi = await FakeDataApi.start({ maxCalls: 1000 });
   edit(dataApi.state);
   const d = await deploy(nodes, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });

@@ -331,8 +331,9 @@ export const dataApiBlocksSource = defineSource<DataApiBlocksValue, DataApiConte
 /** The Data API sources, in the order a round runs them. */
 export const DATA_API_SOURCES: readonly SourceDef<unknown, DataApiContext>[] = [
   dataApiValidatorsSource,
-  dataApiL1ValidatorsSource,
   dataApiNodeBlocksSource,
   dataApiBlocksSource,
   dataApiAddressBalancesSource,
+  // Last: when a round's deadline leaves no room under the rate limit, the newest source waits, not the older ones.
+  dataApiL1ValidatorsSource,
 ] as SourceDef<unknown, DataApiContext>[];

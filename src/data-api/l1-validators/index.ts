@@ -12,10 +12,7 @@ export type { DataApiL1Validation, DataApiL1ValidatorsValue } from './value.js';
  * `remainingBalance`): a decimal string is read too, as the node's own
  * platform API sends these figures (the two interfaces disagree; accept both).
  */
-const wholeNumber = z.union([
-  z.number().int().nonnegative().refine(Number.isSafeInteger, 'not a safe integer'),
-  uintString.transform((v) => Number(v)),
-]);
+const wholeNumber = z.union([z.number().int().nonnegative().refine(Number.isSafeInteger, 'not a safe integer'), uintString.transform((v) => Number(v))]);
 
 /**
  * One item of `GET /v1/networks/{network}/l1Validators` (the spec's
