@@ -346,6 +346,24 @@ export const METRICS = {
     labels: ['node', 'subnet', 'chain', 'state'],
     source: 'validators.getCurrentValidators at /ext/bc/<chain>/validators',
   },
+  avax_node_blockchain_status: {
+    type: 'gauge',
+    help: "Status of each chain of a watched subnet on this node, as platform.getBlockchainStatus answers it; a state set: one series per status, 1 for the current one, 0 for the others. Validating: the node runs the chain and the P-Chain lists it as a validator of the subnet. Syncing: it runs the chain but is not a validator of the subnet. Created: the chain exists on the P-Chain but the node does not run it (it does not track the subnet). Preferred: the chain is only in the preferred, not yet accepted, P-Chain block. Unknown: the P-Chain does not know the chain.",
+    labels: ['node', 'subnet', 'chain', 'status'],
+    source: 'platform.getBlockchains, platform.getBlockchainStatus',
+  },
+  avax_node_subnet_chains: {
+    type: 'gauge',
+    help: 'Number of chains the P-Chain lists for a watched subnet (0: a subnet without chains, or a watched id that is no subnet).',
+    labels: ['node', 'subnet'],
+    source: 'platform.getBlockchains',
+  },
+  avax_node_tracks_subnet: {
+    type: 'gauge',
+    help: 'Whether the node runs the chains of a watched subnet (--track-subnets): 1 when at least one of its chains is Validating or Syncing on avax_node_blockchain_status, 0 when it runs none of them (Created: the node does not track the subnet), or when the subnet has no chain (avax_node_subnet_chains 0).',
+    labels: ['node', 'subnet'],
+    source: 'platform.getBlockchains, platform.getBlockchainStatus',
+  },
   avax_l1_validator_connected: {
     type: 'gauge',
     help: '1 when the L1 chain on this node is connected to the validator.',

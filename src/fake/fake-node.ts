@@ -1176,6 +1176,20 @@ export class FakeNode extends FakeHttpServer {
           throw new RpcError(`fetching L1 validator ${JSON.stringify(validationId)} failed: not found`);
         };
       },
+      // vms/platformvm/service.go GetBlockchainStatus: a chain the node created (its id or alias
+      // resolves in the chain manager) is Validating when the node validates its subnet
+      // (nodeValidates), else Syncing; otherwise Created when the accepted P-Chain state has it,
+      // else Unknown (the fake has no preferred-but-unaccepted blocks, so never Preferred).
+      GetBlockchainStatus: (args) => {
+        const id = optString(args, 'blockchainID') ?? '';
+        return () => {
+          if (id === '') throw new RpcError("argument 'blockchainID' not given");
+          const key = this.chainKey(id);
+          if (key !== undefined && Object.hasOwn(s().bootstrapped, key)) return { status: this.nodeValidates(key) ? 'Validating' : 'Syncing' };
+          if (!(isCb58Id(id) || this.knowsId(id))) throw new RpcError(`problem parsing blockchainID ${JSON.stringify(id)}: invalid input checksum`);
+          return { status: s().blockchains.some((b) => b.id === id) ? 'Created' : 'Unknown' };
+        };
+      },
       GetBlockchains: () => () => {
         // The P-Chain lists non-primary subnets' chains first, then the primary network's.
         const all = s().blockchains;
@@ -1183,6 +1197,20 @@ export class FakeNode extends FakeHttpServer {
         return { blockchains: ordered.map((b) => ({ id: b.id, name: b.name, subnetID: b.subnetId, vmID: b.vmId })) };
       },
     };
+  }
+
+  /**
+   * vms/platformvm/service.go nodeValidates: the chain's CreateChainTx names its subnet, and the
+   * node validates the chain when the validator manager lists it for that subnet. The P-Chain
+   * itself has no CreateChainTx (false).
+   */
+  private nodeValidates(key: string): boolean {
+    const s = this.state;
+    if (key === 'P') return false;
+    if (key === 'X' || key === 'C') return s.primaryValidators.some((v) => v.nodeId === s.nodeId);
+    const subnetId = s.blockchains.find((b) => b.id === key)?.subnetId ?? Object.entries(s.subnets).find(([, sn]) => sn.chains.includes(key))?.[0];
+    if (subnetId === undefined) return false;
+    return s.subnets[subnetId]?.validators.some((v) => v.nodeId === s.nodeId) ?? false;
   }
 
   private currentValidators(subnetId: string, nodeIds: string[]): unknown[] {

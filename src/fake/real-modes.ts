@@ -218,3 +218,42 @@ export function pluginVmMode(state: FakeNodeState, vm: string, version: string):
   state.vmVersions = { ...state.vmVersions, [vm]: version };
   return state;
 }
+
+/**
+ * A node that does not track a subnet (no `--track-subnets` entry for it):
+ * the chain manager never creates its chains (chains/manager.go), so there is
+ * no route under /ext/bc/<chain>, no health check tagged with the subnet, and
+ * platform.getBlockchainStatus answers `Created` for each of them: the chain is
+ * in the accepted P-Chain state but not aliased on this node
+ * (vms/platformvm/service.go GetBlockchainStatus). platform.getBlockchains
+ * still lists them: it reads the P-Chain state, not the node's chains. The
+ * node stays in the subnet's validator set if it was in it: an L1 validator in
+ * this state pays its fee and validates nothing.
+ */
+export function untrackedSubnet(state: FakeNodeState, subnetId: string): FakeNodeState {
+  const chains = new Set([...state.blockchains.filter((b) => b.subnetId === subnetId).map((b) => b.id), ...(state.subnets[subnetId]?.chains ?? [])]);
+  const aliases = Object.entries(state.chainAliases ?? {}).filter(([, id]) => chains.has(id)).map(([a]) => a);
+  for (const c of chains) {
+    delete state.bootstrapped[c];
+    delete state.health[c];
+  }
+  for (const a of aliases) {
+    delete state.health[a];
+    if (state.chainAliases) delete state.chainAliases[a];
+  }
+  delete state.healthTags[subnetId];
+  return state;
+}
+
+/**
+ * A node that runs a subnet's chains without being a validator of the
+ * subnet: platform.getBlockchainStatus answers `Syncing` for them
+ * (vms/platformvm/service.go GetBlockchainStatus: the chain is aliased but
+ * nodeValidates finds no validator entry for the node). Removes the node's
+ * own entries from the subnet's validator set.
+ */
+export function chainSyncing(state: FakeNodeState, subnetId: string): FakeNodeState {
+  const sub = state.subnets[subnetId];
+  if (sub) sub.validators = sub.validators.filter((v) => v.nodeId !== state.nodeId);
+  return state;
+}

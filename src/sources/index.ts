@@ -14,6 +14,7 @@ import { l1UptimeSource } from './l1-uptime/index.js';
 import { cChainSource, pChainSource, xChainSource } from './chain-height/index.js';
 import { addressBalancesSource } from './address-balances/index.js';
 import { nodeIdentitySource } from './node-identity/index.js';
+import { blockchainStatusSource } from './blockchain-status/index.js';
 
 /**
  * The node sources, in the order a round runs them after the identity
@@ -28,6 +29,7 @@ export const NODE_SOURCES: readonly SourceDef<unknown>[] = [
   uptimeSource,
   validatorsSource,
   l1UptimeSource,
+  blockchainStatusSource,
   pChainSource,
   xChainSource,
   cChainSource,
