@@ -137,6 +137,7 @@ describe('alert conventions', () => {
         'AvaxL1ValidationNotFound',
         'AvaxL1ValidationUnwatched',
         'AvaxL1ValidatorBalanceLow',
+        'AvaxL1ValidatorChainNotValidating',
         'AvaxL1ValidatorInactive',
         'AvaxL1ValidatorRunwayLow',
         'AvaxNetworkUpgradeSoon',
@@ -213,6 +214,7 @@ describe('alert conventions', () => {
       'AvaxL1ValidatorBalanceLow',
       'AvaxL1ValidatorRunwayLow',
       'AvaxL1ValidatorInactive',
+      'AvaxL1ValidatorChainNotValidating',
     ];
     for (const a of alerts.filter((x) => watchedOnly.includes(x.alert))) expect(a.expr, a.alert).toContain('avax_validator:watched:max');
     const byName = new Map(rules.filter((r) => r.record).map((r) => [r.record, r.expr]));
