@@ -160,6 +160,11 @@ describe('command line', () => {
         .sort(),
     ).toEqual([0, 1]);
     expect(seriesOf(text, 'avax_l1_validator_active', { node: 'demo-l1' }).length).toBeGreaterThan(0);
+    // The demo L1 validator runs and validates the L1's chain (platform.getBlockchainStatus: Validating).
+    const validating = seriesOf(text, 'avax_node_blockchain_status', { node: 'demo-l1', status: 'Validating' });
+    expect(validating.length).toBeGreaterThan(0);
+    expect(validating.every((s) => s.value === 1)).toBe(true);
+    expect(seriesOf(text, 'avax_node_tracks_subnet', { node: 'demo-l1' }).map((s) => s.value)).toEqual([1]);
     // With the outcome of the demo validator's previous (completed, rewarded) validation.
     const denied = seriesOf(text, 'avax_data_api_validator_last_reward_denied', { network: 'mainnet' });
     expect(denied.length).toBeGreaterThan(0);
