@@ -3,6 +3,7 @@ import { FakeNode } from '../src/fake/fake-node.js';
 import { defaultFakeState, FIXTURE_IDS, idFrom } from '../src/fake/fake-data.js';
 import { chainSyncing, untrackedSubnet } from '../src/fake/real-modes.js';
 import { collectBlockchainStatus } from '../src/sources/blockchain-status/collect.js';
+import { blockchainStatusChanges } from '../src/sources/blockchain-status/changes.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;
@@ -93,6 +94,18 @@ describe('chains a validator validates (platform.getBlockchainStatus)', () => {
     expect(samples).toEqual([
       { name: 'avax_node_subnet_chains', labels: { node: 'n', subnet: L1 }, value: 0 },
       { name: 'avax_node_tracks_subnet', labels: { node: 'n', subnet: L1 }, value: 0 },
+    ]);
+  });
+
+  it('changes: a chain that stops Validating is one warning line, back to Validating one info line, a first sight none', () => {
+    const v = (status: 'Validating' | 'Created') => ({ chains: [{ subnetId: L1, chain: CHAIN, status }], subnetChains: { [L1]: [CHAIN] } });
+    expect(blockchainStatusChanges(undefined, v('Created'))).toEqual([]);
+    expect(blockchainStatusChanges(v('Validating'), v('Validating'))).toEqual([]);
+    expect(blockchainStatusChanges(v('Validating'), v('Created'))).toEqual([
+      { kind: 'blockchain_status', level: 'warn', message: 'chain not validating', detail: { subnet: L1, chain: CHAIN, from: 'Validating', to: 'Created' } },
+    ]);
+    expect(blockchainStatusChanges(v('Created'), v('Validating'))).toEqual([
+      { kind: 'blockchain_status', level: 'info', message: 'chain validating', detail: { subnet: L1, chain: CHAIN, from: 'Created', to: 'Validating' } },
     ]);
   });
 });

@@ -33,6 +33,7 @@ import {
   partialSyncMode,
   pluginVmMode,
   restartedAfterOutage,
+  untrackedSubnet,
 } from '../src/fake/real-modes.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus, waitFor as waitUntil } from './helpers/prometheus.js';
@@ -380,6 +381,7 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
       if (!mine) throw new Error("no L1 validation of the node in the fake Data API's world");
       mine.remainingBalance = 125_000_000;
     }),
+  'l1-chain-not-validating': (now) => deploy({ validator: { state: liveWorld(now), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } } }),
   'stalled-chain': (now) => deploy({ a: { state: liveWorld(now), moving: ['P'] }, b: { state: nonValidatorWorld(now, WATCHER_B), moving: ['P', 'C'] } }),
 };
 
@@ -618,6 +620,16 @@ const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
     // P-Chain bootstrapping again (a resync): every /ext/bc/P call answers 503 "not done bootstrapping".
     (d.nodes['validator'] as FakeNode).state.bootstrapped['P'] = false;
     return Promise.resolve();
+  },
+  'l1-chain-not-validating': async (d) => {
+    await waitActiveOnRecord('l1-chain-not-validating', SELF, FIXTURE_IDS.l1SubnetId);
+    await waitFor('l1-chain-not-validating: the L1 chain Validating on record', async () =>
+      (await query(`avax_node_blockchain_status{cluster="l1-chain-not-validating",subnet="${FIXTURE_IDS.l1SubnetId}",status="Validating"} == 1`)).length === 1
+        ? true
+        : undefined,
+    );
+    // The node is restarted without the L1 in --track-subnets: its chain reads Created, it stays in the set.
+    untrackedSubnet((d.nodes['validator'] as FakeNode).state, FIXTURE_IDS.l1SubnetId);
   },
   'l1-stranger-runs-dry': async (d) => {
     const stranger = d.strangers[0] as string;

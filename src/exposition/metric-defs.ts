@@ -348,7 +348,7 @@ export const METRICS = {
   },
   avax_node_blockchain_status: {
     type: 'gauge',
-    help: "Status of each chain of a watched subnet on this node, as platform.getBlockchainStatus answers it; a state set: one series per status, 1 for the current one, 0 for the others. Validating: the node runs the chain and the P-Chain lists it as a validator of the subnet. Syncing: it runs the chain but is not a validator of the subnet. Created: the chain exists on the P-Chain but the node does not run it (it does not track the subnet). Preferred: the chain is only in the preferred, not yet accepted, P-Chain block. Unknown: the P-Chain does not know the chain.",
+    help: 'Status of each chain of a watched subnet on this node, as platform.getBlockchainStatus answers it; a state set: one series per status, 1 for the current one, 0 for the others. Validating: the node runs the chain and the P-Chain lists it as a validator of the subnet. Syncing: it runs the chain but is not a validator of the subnet. Created: the chain exists on the P-Chain but the node does not run it (it does not track the subnet). Preferred: the chain is only in the preferred, not yet accepted, P-Chain block. Unknown: the P-Chain does not know the chain.',
     labels: ['node', 'subnet', 'chain', 'status'],
     source: 'platform.getBlockchains, platform.getBlockchainStatus',
   },

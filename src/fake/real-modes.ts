@@ -232,7 +232,9 @@ export function pluginVmMode(state: FakeNodeState, vm: string, version: string):
  */
 export function untrackedSubnet(state: FakeNodeState, subnetId: string): FakeNodeState {
   const chains = new Set([...state.blockchains.filter((b) => b.subnetId === subnetId).map((b) => b.id), ...(state.subnets[subnetId]?.chains ?? [])]);
-  const aliases = Object.entries(state.chainAliases ?? {}).filter(([, id]) => chains.has(id)).map(([a]) => a);
+  const aliases = Object.entries(state.chainAliases ?? {})
+    .filter(([, id]) => chains.has(id))
+    .map(([a]) => a);
   for (const c of chains) {
     delete state.bootstrapped[c];
     delete state.health[c];

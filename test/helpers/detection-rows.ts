@@ -234,6 +234,15 @@ export const MATRIX: MatrixRow[] = [
     silent: [],
   },
   {
+    cluster: 'l1-chain-not-validating',
+    deployment:
+      'A validator that also validates an L1 (`--watch.subnet-id`), its L1 chain Validating; restarted without the L1 in `--track-subnets` (`untrackedSubnet`)',
+    incident: "Our L1 validator's chain reads Created (platform.getBlockchainStatus): still in the set, paying its fee, validating nothing",
+    raised: [{ alertname: 'AvaxL1ValidatorChainNotValidating', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxL1ValidatorInactive' }, { alertname: 'AvaxValidatorLeftSet' }],
+    silent: QUIET,
+  },
+  {
     cluster: 'l1-stranger-runs-dry',
     deployment:
       "A healthy validator watching an L1 with `--watch.all-validators`: another operator's L1 validator runs out of balance (`inactiveL1Validator`), and the fixture's inactive one stays inactive",

@@ -12,7 +12,8 @@ import { bit, sample } from '../sample.js';
 export function collectBlockchainStatus(v: BlockchainStatusValue, node: string): Sample[] {
   const out: Sample[] = [];
   for (const c of v.chains) {
-    for (const status of BLOCKCHAIN_STATUSES) out.push(sample('avax_node_blockchain_status', { node, subnet: c.subnetId, chain: c.chain, status }, bit(c.status === status)));
+    for (const status of BLOCKCHAIN_STATUSES)
+      out.push(sample('avax_node_blockchain_status', { node, subnet: c.subnetId, chain: c.chain, status }, bit(c.status === status)));
   }
   for (const [subnet, chains] of Object.entries(v.subnetChains)) {
     out.push(sample('avax_node_subnet_chains', { node, subnet }, chains.length));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from '../source.js';
 import { collectBlockchainStatus } from './collect.js';
+import { blockchainStatusChanges } from './changes.js';
 import { BLOCKCHAIN_STATUSES, type BlockchainStatus, type BlockchainStatusValue, type ChainStatus, type SubnetBlockchains } from './value.js';
 export type { BlockchainStatus, BlockchainStatusValue, ChainStatus, SubnetBlockchains } from './value.js';
 
@@ -58,4 +59,5 @@ export const blockchainStatusSource = defineSource<BlockchainStatusValue>({
     return { chains, subnetChains };
   },
   collect: collectBlockchainStatus,
+  changes: blockchainStatusChanges,
 });
