@@ -240,7 +240,9 @@ export const MATRIX: MatrixRow[] = [
     incident: "Our L1 validator's chain reads Created (platform.getBlockchainStatus): still in the set, paying its fee, validating nothing",
     raised: [{ alertname: 'AvaxL1ValidatorChainNotValidating', severity: 'critical', firing: true, evidence: 'poll' }],
     never: [{ alertname: 'AvaxL1ValidatorInactive' }, { alertname: 'AvaxValidatorLeftSet' }],
-    silent: QUIET,
+    // The bootstrapped source keeps the chain it cached (refreshed every 20 rounds) and the node no
+    // longer knows it: AvaxSourceDown{source="bootstrapped"} (a warning) may rise until the refresh.
+    silent: ['critical'],
   },
   {
     cluster: 'l1-stranger-runs-dry',
