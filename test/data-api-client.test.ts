@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defaultFakeDataApiState, FakeDataApi, fixtureActiveValidation } from '../src/fake/fake-data-api.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FIXTURE_IDS, FIXTURE_NOW } from '../src/fake/fake-data.js';
 import { DataApiClient, DataApiHttpError, type DataApiClientOptions } from '../src/data-api/client.js';
 import { TokenBucket } from '../src/data-api/token-bucket.js';
 import { dataApiBlocksSource, dataApiNodeBlocksSource, dataApiValidatorsSource, validationItem, type DataApiContext } from '../src/data-api/sources.js';
@@ -321,15 +321,40 @@ describe('Data API sources against the fake service', () => {
     const first = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), undefined);
     expect(first.proposers).toEqual([
       { nodeId: SELF, chain: 'P', count: 0, last: { height: 23797322n, timestampSeconds: 1766080368 }, sinceSeconds: expect.any(Number) as unknown },
+      { nodeId: SELF, chain: 'C', count: 0, last: { height: 71234567n, timestampSeconds: FIXTURE_NOW }, sinceSeconds: expect.any(Number) as unknown },
     ]);
-    expect(api.callsTo('nodeBlocks')[0]).toMatchObject({ path: `/v1/networks/mainnet/blockchains/p-chain/nodes/${SELF}/blocks`, query: { pageSize: '1' } });
+    const pCalls = () => api.callsTo('nodeBlocks').filter((r) => r.path.includes('/p-chain/'));
+    expect(pCalls()[0]).toMatchObject({ path: `/v1/networks/mainnet/blockchains/p-chain/nodes/${SELF}/blocks`, query: { pageSize: '1' } });
     api.addBlock('p-chain', SELF);
     api.addBlock('p-chain', 'NodeID-Lrn2ZrcnusnEQwVBU8i7spYM1G3V9ZVW9');
     const second = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), first);
     expect(second.proposers[0]).toMatchObject({ count: 1, last: { height: 23797324n } });
-    expect(api.callsTo('nodeBlocks')[1]?.query).toMatchObject({ startTimestamp: '1766080368', pageSize: '100' });
+    expect(pCalls()[1]?.query).toMatchObject({ startTimestamp: '1766080368', pageSize: '100' });
     const third = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), second);
     expect(third.proposers[0]?.count).toBe(1);
+  });
+
+  it('node blocks per chain: C-Chain blocks count on their own chain; X not served (4xx) is left out; a P failure fails the source', async () => {
+    const c = client();
+    const first = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), undefined);
+    expect(first.proposers.map((p) => p.chain)).toEqual(['P', 'C']);
+    // The fake does not serve X: the request was made and answered 400.
+    expect(api.callsTo('nodeBlocks').some((r) => r.path.includes('/x-chain/'))).toBe(true);
+    api.addBlock('c-chain', SELF);
+    api.addBlock('c-chain', SELF);
+    api.addBlock('c-chain', 'NodeID-Lrn2ZrcnusnEQwVBU8i7spYM1G3V9ZVW9');
+    const second = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), first);
+    expect(second.proposers.map((p) => [p.chain, p.count])).toEqual([
+      ['P', 0],
+      ['C', 2],
+    ]);
+    expect(second.proposers[1]?.last?.height).toBe(71234569n);
+    api.setFault(`/v1/networks/mainnet/blockchains/c-chain/nodes/${SELF}/blocks`, { kind: 'status', status: 403 });
+    const third = await dataApiNodeBlocksSource.poll(ctx(c, [SELF]), second);
+    expect(third.proposers.map((p) => p.chain)).toEqual(['P']);
+    api.setFault(`/v1/networks/mainnet/blockchains/p-chain/nodes/${SELF}/blocks`, { kind: 'status', status: 400 });
+    const err = await failure(dataApiNodeBlocksSource.poll(ctx(c, [SELF]), third));
+    expect(err.message).toMatch(/400/);
   });
 
   it('blocks: P, X and C heads; X or C not served (4xx) is left out, a P failure fails the source', async () => {

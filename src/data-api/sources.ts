@@ -213,15 +213,32 @@ export const blockItem = z.object({
 /** A block as read from a blocks listing. */
 export type BlockItem = z.output<typeof blockItem>;
 
-/** Chains whose proposers are followed: the spec's node-blocks endpoint is about the P-Chain. */
-const PROPOSER_CHAINS = [DATA_API_CHAINS[0]];
+/**
+ * Chains whose proposers are followed: P, X and C. Every primary chain runs
+ * Snowman++ (the proposervm wraps the P-, C- and, since Cortina, X-Chain VM),
+ * so each has proposers; the service's node-blocks path takes any blockchain
+ * id. The P-Chain is the one the service is known to serve; X and C are read
+ * where it answers (see {@link proposedBlocks}).
+ */
+const PROPOSER_CHAINS = DATA_API_CHAINS;
 
 /** Whether a listed block is newer than what a proposer state already counted. */
 function isNew(prev: ProposerState, b: BlockItem): boolean {
   return prev.last !== undefined ? b.blockNumber > prev.last.height : b.blockTimestamp >= prev.sinceSeconds;
 }
 
-async function proposedBlocks(ctx: DataApiContext, nodeId: string, alias: string, prev: ProposerState | undefined): Promise<BlockItem[]> {
+/**
+ * Blocks a node proposed on one chain since `prev`; undefined when the service
+ * does not serve that chain (a 4xx other than 429 for X or C, as for the chain
+ * heads): the chain is then left out, not counted as a drought.
+ */
+async function proposedBlocks(
+  ctx: DataApiContext,
+  nodeId: string,
+  chain: PrimaryChain,
+  alias: string,
+  prev: ProposerState | undefined,
+): Promise<BlockItem[] | undefined> {
   const path = `/v1/networks/${ctx.network}/blockchains/${alias}/nodes/${encodeURIComponent(nodeId)}/blocks`;
   try {
     if (!prev) {
@@ -235,9 +252,15 @@ async function proposedBlocks(ctx: DataApiContext, nodeId: string, alias: string
     });
     return listing.items;
   } catch (err) {
+    if (chain !== 'P' && isNotServed(err)) return undefined;
     if (isServiceNotFound(err)) return [];
     throw err;
   }
+}
+
+/** A 4xx other than 429 (rate limited): the service does not serve that path. */
+function isNotServed(err: unknown): boolean {
+  return err instanceof DataApiHttpError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429;
 }
 
 /**
@@ -266,7 +289,8 @@ export function advanceProposer(
 }
 
 /**
- * Blocks each watched node proposed on the P-Chain. The first poll of a node
+ * Blocks each watched node proposed on the P-, X- and C-Chain (X and C where
+ * the service serves them). The first poll of a node
  * id sets the baseline (its newest proposed block) and counts nothing; later
  * polls list only blocks since the last one seen (`startTimestamp`) and add
  * the new heights to the count. The count lives in the value, so it survives
@@ -286,10 +310,11 @@ export const dataApiNodeBlocksSource = defineSource<DataApiNodeBlocksValue, Data
     const jobs = ctx.nodeIds.flatMap((nodeId) =>
       PROPOSER_CHAINS.map(async ({ chain, alias }) => {
         const prev = prevByKey.get(`${chain}/${nodeId}`);
-        return advanceProposer(prev, nodeId, chain, await proposedBlocks(ctx, nodeId, alias, prev), nowSeconds);
+        const blocks = await proposedBlocks(ctx, nodeId, chain, alias, prev);
+        return blocks && advanceProposer(prev, nodeId, chain, blocks, nowSeconds);
       }),
     );
-    return { network: ctx.network, proposers: await Promise.all(jobs) };
+    return { network: ctx.network, proposers: (await Promise.all(jobs)).filter((p): p is ProposerState => p !== undefined) };
   },
   collect: collectDataApiNodeBlocks,
 });
@@ -312,7 +337,7 @@ async function headOf(ctx: DataApiContext, chain: PrimaryChain, alias: string, d
   } catch (err) {
     // The P-Chain is the point of this source; X and C are read "where the
     // service answers": a 4xx (other than 429) means it does not serve them.
-    if (chain !== 'P' && err instanceof DataApiHttpError && err.status !== undefined && err.status < 500) return undefined;
+    if (chain !== 'P' && isNotServed(err)) return undefined;
     throw err;
   }
 }

@@ -136,6 +136,12 @@ export const METRICS = {
     labels: ['node', 'node_id'],
     source: 'info.peers benched',
   },
+  avax_validator_stake_share_ratio: {
+    type: 'gauge',
+    help: "The watched validator's share of the primary validator set's weight (own + delegated over the set's total, 0..1; 0 when not in the set): its expected share of proposed blocks.",
+    labels: ['node', 'node_id'],
+    source: 'platform.getCurrentValidators weight + delegatorWeight',
+  },
   avax_network_stake_by_version_ratio: {
     type: 'gauge',
     help: 'Share of the stake this node is connected to that runs each node version (0..1; the versions add up to 1): connected peers that are primary-network validators, weighted by own plus delegated stake, and the node itself when it validates. The validator set is refreshed every 20 polls; absent while it is unknown.',
@@ -474,9 +480,9 @@ export const METRICS = {
   },
   avax_validator_proposed_blocks_total: {
     type: 'counter',
-    help: 'New blocks the validator proposed since the exporter started watching it (the first poll sets the baseline at 0).',
+    help: 'New blocks the validator proposed on the chain since the exporter started watching it (the first poll sets the baseline at 0; X and C only where the service serves them).',
     labels: DC,
-    source: 'Data API GET /v1/networks/{network}/blockchains/p-chain/nodes/{nodeId}/blocks',
+    source: 'Data API GET /v1/networks/{network}/blockchains/{p-chain,x-chain,c-chain}/nodes/{nodeId}/blocks',
   },
   avax_validator_last_proposed_block_height: {
     type: 'gauge',

@@ -153,6 +153,13 @@ export interface FakeDataApiState {
   /** P-Chain blocks proposed, by node id, newest first. */
   proposed: Record<string, FakeDataApiBlock[]>;
   /**
+   * X- and C-Chain blocks proposed, by chain then node id, newest first. A
+   * chain absent here is one the service does not serve node blocks for: its
+   * node-blocks path answers 400, as the real service answers a path it does
+   * not serve.
+   */
+  proposedOn?: Partial<Record<Exclude<FakeChainAlias, 'p-chain'>, Record<string, FakeDataApiBlock[]>>>;
+  /**
    * P-Chain balances by address without its chain prefix (`avax1…`, `fuji1…`). An address not
    * listed holds nothing: every category is empty, as the service answers for an unused address.
    */
@@ -373,6 +380,7 @@ export function defaultFakeDataApiState(): FakeDataApiState {
   const p1 = makeFakeBlock('p-chain', 23797323n, 1766080370, other);
   const p0 = makeFakeBlock('p-chain', 23797322n, 1766080368, self);
   const pOld = makeFakeBlock('p-chain', 23797290n, 1766080301, self);
+  const cHead = makeFakeBlock('c-chain', 71234567n, FIXTURE_NOW, self);
   return {
     network: 'mainnet',
     validations: {
@@ -382,7 +390,7 @@ export function defaultFakeDataApiState(): FakeDataApiState {
     blocks: {
       'p-chain': [p1, p0],
       'x-chain': [makeFakeBlock('x-chain', 5094088n, FIXTURE_NOW - 12)],
-      'c-chain': [makeFakeBlock('c-chain', 71234567n, FIXTURE_NOW, self)],
+      'c-chain': [cHead],
     },
     proposed: { [self]: [p0, pOld] },
     l1Validators: [
@@ -392,6 +400,14 @@ export function defaultFakeDataApiState(): FakeDataApiState {
       makeFakeL1Validator(self, FAKE_OTHER_L1_SUBNET_ID, FAKE_OTHER_L1_VALIDATION_ID, 0, 20, 1730000000),
       makeFakeL1Validator(FIXTURE_IDS.l1InactiveNodeId, FIXTURE_IDS.l1SubnetId, idFor('l1/inactive'), 0),
     ],
+    // The C-Chain is served: the node proposed its head, and the denied
+    // validator's newest C-Chain block is two days old (a proposer drought).
+    proposedOn: {
+      'c-chain': {
+        [self]: [cHead],
+        [FAKE_DENIED_NODE_ID]: [makeFakeBlock('c-chain', 70889000n, FIXTURE_NOW - 2 * 86_400, FAKE_DENIED_NODE_ID)],
+      },
+    },
   };
 }
 
@@ -514,7 +530,8 @@ export class FakeDataApi extends FakeHttpServer {
 
   /**
    * Appends a block on top of a chain (height + 1, time now or later); on the
-   * P-Chain with a proposer, it is also a block that node proposed.
+   * P-Chain (or a served X-/C-Chain, see `proposedOn`) with a proposer, it is
+   * also a block that node proposed.
    */
   addBlock(alias: FakeChainAlias, proposerNodeId?: string): FakeDataApiBlock {
     const list = this.state.blocks[alias];
@@ -524,8 +541,9 @@ export class FakeDataApi extends FakeHttpServer {
     const block = makeFakeBlock(alias, height, ts, proposerNodeId);
     list.unshift(block);
     if (list.length > MAX_BLOCKS) list.length = MAX_BLOCKS;
-    if (alias === 'p-chain' && proposerNodeId !== undefined) {
-      const mine = (this.state.proposed[proposerNodeId] ??= []);
+    const byNode = alias === 'p-chain' ? this.state.proposed : this.state.proposedOn?.[alias];
+    if (byNode && proposerNodeId !== undefined) {
+      const mine = (byNode[proposerNodeId] ??= []);
       mine.unshift(block);
       if (mine.length > MAX_BLOCKS) mine.length = MAX_BLOCKS;
     }
@@ -617,7 +635,9 @@ export class FakeDataApi extends FakeHttpServer {
       let list: FakeDataApiBlock[];
       if (parts[6] === 'blocks' && parts.length === 7) list = ours ? this.state.blocks[alias] : [];
       else if (parts[6] === 'nodes' && parts[7] !== undefined && parts[8] === 'blocks' && parts.length === 9) {
-        list = ours && alias === 'p-chain' ? (this.state.proposed[parts[7]] ?? []) : [];
+        const byNode = alias === 'p-chain' ? this.state.proposed : this.state.proposedOn?.[alias];
+        if (!byNode) throw new HttpProblem(400, `Node blocks are not served for ${alias}`);
+        list = ours ? (byNode[parts[7]] ?? []) : [];
       } else throw new HttpProblem(404, `Cannot GET ${u.pathname}`);
       const start = parseTimestamp(q.get('startTimestamp'), 'startTimestamp');
       const end = parseTimestamp(q.get('endTimestamp'), 'endTimestamp');

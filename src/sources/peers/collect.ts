@@ -28,6 +28,7 @@ export function collectPeers(v: PeersValue, node: string): Sample[] {
     for (const q of OBSERVED_UPTIME_QUANTILES)
       out.push(sample('avax_node_peers_observed_uptime_ratio', { node, peer_quantile: String(q) }, nearestRank(seen, q)));
   }
+  for (const s of v.stakeShares ?? []) out.push(sample('avax_validator_stake_share_ratio', { node, node_id: s.nodeId }, s.ratio));
   for (const q of v.observedUptimeByStake ?? [])
     out.push(sample('avax_node_stake_observed_uptime_ratio', { node, stake_quantile: String(q.quantile) }, q.ratio));
   const vs = v.versionStake;

@@ -125,12 +125,28 @@ export const peersSource = defineSource<PeersValue>({
     const self = ctx.known.nodeId !== undefined && ctx.known.version !== undefined ? { nodeId: ctx.known.nodeId, version: ctx.known.version } : undefined;
     const versionStake = stake ? versionStakeFrom(peers, stake.byNodeId, self) : undefined;
     if (versionStake) value.versionStake = versionStake;
+    if (stake) value.stakeShares = stakeSharesOf(ctx.node.watch.nodeIds, stake.byNodeId);
     const byStake = stake ? stakeWeightedObservedUptime(peers, stake.byNodeId, OBSERVED_UPTIME_QUANTILES) : undefined;
     if (byStake) value.observedUptimeByStake = byStake;
     return value;
   },
   collect: collectPeers,
 });
+
+/**
+ * Each watched id's share of the primary validator set's total weight (own +
+ * delegated, as the set is weighed for proposer selection: the proposervm
+ * draws proposers by weight); 0 for an id not in the set, none when the set
+ * weighs nothing. Pure.
+ */
+export function stakeSharesOf(watched: readonly string[], stakeByNodeId: ReadonlyMap<string, bigint>): { nodeId: string; ratio: number }[] {
+  let total = 0n;
+  for (const w of stakeByNodeId.values()) total += w;
+  if (total === 0n) return [];
+  // Number() of a ratio of bigints: scale first so small shares keep their digits.
+  const SCALE = 10n ** 12n;
+  return [...new Set(watched)].map((nodeId) => ({ nodeId, ratio: Number(((stakeByNodeId.get(nodeId) ?? 0n) * SCALE) / total) / Number(SCALE) }));
+}
 
 /**
  * The stake-weighted nearest-rank quantiles of this node's uptime as the

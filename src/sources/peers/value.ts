@@ -67,6 +67,12 @@ export interface PeersValue {
   stake?: StakeMap;
   /** The last stake fetch; decides when the next one is due. */
   stakeAttempt?: StakeAttempt;
+  /**
+   * Each watched validator's share of the primary validator set's weight
+   * (own + delegated over the set's total, 0..1; 0 for an id not in the set);
+   * absent without a stake map.
+   */
+  stakeShares?: { nodeId: string; ratio: number }[];
   /** Connected stake per version; absent without a stake map or without connected stake. */
   versionStake?: VersionStake;
 }
