@@ -125,7 +125,9 @@ export const peersSource = defineSource<PeersValue>({
     const self = ctx.known.nodeId !== undefined && ctx.known.version !== undefined ? { nodeId: ctx.known.nodeId, version: ctx.known.version } : undefined;
     const versionStake = stake ? versionStakeFrom(peers, stake.byNodeId, self) : undefined;
     if (versionStake) value.versionStake = versionStake;
-    if (stake) value.stakeShares = stakeSharesOf(ctx.node.watch.nodeIds, stake.byNodeId);
+    // The watched ids as the validators source reads them: the configured ones, else the node's own.
+    const watched = ctx.node.watch.nodeIds.length > 0 ? ctx.node.watch.nodeIds : ctx.known.nodeId ? [ctx.known.nodeId] : [];
+    if (stake) value.stakeShares = stakeSharesOf(watched, stake.byNodeId);
     const byStake = stake ? stakeWeightedObservedUptime(peers, stake.byNodeId, OBSERVED_UPTIME_QUANTILES) : undefined;
     if (byStake) value.observedUptimeByStake = byStake;
     return value;
@@ -143,9 +145,8 @@ export function stakeSharesOf(watched: readonly string[], stakeByNodeId: Readonl
   let total = 0n;
   for (const w of stakeByNodeId.values()) total += w;
   if (total === 0n) return [];
-  // Number() of a ratio of bigints: scale first so small shares keep their digits.
-  const SCALE = 10n ** 12n;
-  return [...new Set(watched)].map((nodeId) => ({ nodeId, ratio: Number(((stakeByNodeId.get(nodeId) ?? 0n) * SCALE) / total) / Number(SCALE) }));
+  // Both fit a double to 15+ significant digits (mainnet's total is ~2.6e17 nAVAX): the ratio keeps them.
+  return [...new Set(watched)].map((nodeId) => ({ nodeId, ratio: Number(stakeByNodeId.get(nodeId) ?? 0n) / Number(total) }));
 }
 
 /**
