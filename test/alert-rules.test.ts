@@ -158,6 +158,7 @@ describe('alert conventions', () => {
         'AvaxValidatorDowntimeBudgetLow',
         'AvaxValidatorLeftSet',
         'AvaxValidatorNotConnected',
+        'AvaxValidatorProposerDrought',
         'AvaxValidatorRewardDenied',
         'AvaxValidatorRewardLost',
         'AvaxValidatorUptimeLow',
