@@ -250,6 +250,8 @@ interface Deployment {
   strangers: string[];
   /** The row's fake Data API, when it has one. */
   dataApi?: FakeDataApi;
+  /** Run every second with the chains' ticker (e.g. the Data API's own head moving). */
+  onTick?: () => void;
 }
 
 // A poll may take up to its whole interval: on 2 busy cores a slow round must not look like a failing source.
@@ -281,6 +283,25 @@ async function withDataApi(nodes: Parameters<typeof deploy>[0], edit: (s: FakeDa
   edit(dataApi.state);
   const d = await deploy(nodes, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
   d.dataApi = dataApi;
+  return d;
+}
+
+const OTHER_PROPOSER = 'NodeID-Lrn2ZrcnusnEQwVBU8i7spYM1G3V9ZVW9';
+
+/**
+ * A validator with the Data API whose C-Chain head moves a block a second
+ * (with the node's own C-Chain, so the node is not behind it), each block
+ * proposed by `proposer`: the validator itself (it proposes) or another one
+ * (a drought: its last C-Chain block stays the fixture's, months old).
+ */
+async function proposerDeployment(now: number, proposer: string): Promise<Deployment> {
+  const s = liveWorld(now);
+  const v = validatorOf(s, SELF);
+  const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime };
+  const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] } }, maxCalls: 5000 });
+  const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+  d.dataApi = dataApi;
+  d.onTick = () => void dataApi.addBlock('c-chain', proposer);
   return d;
 }
 
@@ -355,6 +376,8 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     d.dataApi = dataApi;
     return d;
   },
+  'healthy-proposer': (now) => proposerDeployment(now, SELF),
+  'proposer-drought': (now) => proposerDeployment(now, OTHER_PROPOSER),
   'l1-validator-runs-dry': (now) => deploy({ validator: { state: liveWorld(now), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } } }),
   'l1-stranger-runs-dry': (now) => {
     const s = liveWorld(now);
@@ -420,7 +443,10 @@ async function start(): Promise<void> {
     }),
   );
   ticker = setInterval(() => {
-    for (const d of deployments.values()) for (const m of d.moving) advanceChains(m.node.state, m.chains);
+    for (const d of deployments.values()) {
+      for (const m of d.moving) advanceChains(m.node.state, m.chains);
+      d.onTick?.();
+    }
   }, 1000);
 
   writeFileSync(join(dir, 'alertmanager.yml'), JSON.stringify(shippedAlertmanagerConfig(), null, 2));
@@ -568,6 +594,18 @@ const PREMISES: Record<string, () => Promise<void>> = {
     const c = 'cluster="l1-runway-node-bootstrapping"';
     expect(await valueOf(`avax_validator:l1_balance_runway_seconds:min{${c},node_id="${SELF}"}`)).toBeGreaterThan(30 * DAY);
     expect(await valueOf(`avax_validator:l1_balance_runway_seconds:data_api{${c},node_id="${SELF}"}`)).toBeLessThan(3 * DAY);
+  },
+  'healthy-proposer': async () => {
+    const c = `cluster="healthy-proposer",node_id="${SELF}"`;
+    expect(await valueOf(`avax_validator_stake_share_ratio{${c}}`)).toBeGreaterThan(0);
+    await waitFor('healthy-proposer: the validator proposing C-Chain blocks', async () =>
+      (await query(`increase(avax_validator_proposed_blocks_total{${c},chain="C"}[5s]) > 0`)).length === 1 ? true : undefined,
+    );
+  },
+  'proposer-drought': async () => {
+    const c = `cluster="proposer-drought",node_id="${SELF}"`;
+    expect(await valueOf(`avax_validator_stake_share_ratio{${c}}`)).toBeGreaterThan(0);
+    expect(await valueOf(`time() - avax_validator_last_proposed_block_timestamp_seconds{${c},chain="C"}`)).toBeGreaterThan(DAY);
   },
   'p-chain-only': async () => {
     expect(await valueOf('avax_node_partial_sync{cluster="p-chain-only"}')).toBe(1);

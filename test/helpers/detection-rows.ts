@@ -182,6 +182,23 @@ export const MATRIX: MatrixRow[] = [
     silent: QUIET,
   },
   {
+    cluster: 'healthy-proposer',
+    deployment:
+      'A validator with the Data API: the C-Chain moves (a block a second at the Data API) and the validator proposes its share of the blocks (`proposedOn`)',
+    raised: [],
+    never: [{ alertname: 'AvaxValidatorProposerDrought' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'proposer-drought',
+    deployment:
+      'A validator with the Data API: the C-Chain moves (a block a second at the Data API), proposed by others only; its last C-Chain block is months old',
+    incident: 'The validator proposes no C-Chain block for far longer than its stake share predicts (Data API node blocks)',
+    raised: [{ alertname: 'AvaxValidatorProposerDrought', severity: 'warning', firing: true, evidence: 'data-api-poll' }],
+    never: [],
+    silent: QUIET,
+  },
+  {
     cluster: 'l1-validator-runs-dry',
     deployment: "A validator that also validates an L1 (`--watch.subnet-id`); its L1 validation's fee balance runs out (`inactiveL1Validator`)",
     incident: 'The P-Chain deactivated our L1 validator (balance 0); it is still in the set',
