@@ -2,7 +2,8 @@
  * The Data API side of `--demo`: a {@link FakeDataApi} that follows a demo
  * node, so the demo shows the Data API series too. Its view of the node's own
  * validator is built from the node's state, the chain heads follow the node's
- * heights, and now and then the node proposes the newest P-Chain block.
+ * heights, and now and then the node proposes the newest P- or C-Chain block
+ * (the X-Chain's node blocks are not served: the exporter leaves X out).
  *
  * @packageDocumentation
  */
@@ -37,7 +38,7 @@ export interface DemoDataApiOptions {
   tickMs?: number;
   /** PRNG seed; default 1. */
   seed?: number;
-  /** Chance per update that the node proposed the newest P-Chain block; default 0.2. */
+  /** Chance per update that the node proposed the newest P- (or C-) Chain block; default 0.2. */
   proposeChance?: number;
 }
 
@@ -113,6 +114,7 @@ export function demoDataApiState(node: FakeNodeState, nowSec: number): FakeDataA
     blocks,
     proposed: { [node.nodeId]: [] },
     l1Validators: demoL1Validators(node),
+    proposedOn: { 'c-chain': { [node.nodeId]: [] } },
   };
 }
 
@@ -132,12 +134,13 @@ export async function startDemoDataApi(demo: DemoNode, opts: DemoDataApiOptions 
       const head = list[0];
       const height = node.heights[chain];
       if (head && BigInt(head.blockNumber) >= height) continue;
-      const proposer = alias === 'p-chain' && rng() < proposeChance ? node.nodeId : undefined;
+      const proposer = alias !== 'x-chain' && rng() < proposeChance ? node.nodeId : undefined;
       const block = makeFakeBlock(alias, height, nowSec, proposer);
       list.unshift(block);
       list.length = Math.min(list.length, KEEP);
       if (proposer) {
-        const mine = (api.state.proposed[proposer] ??= []);
+        const byNode = alias === 'p-chain' ? api.state.proposed : (api.state.proposedOn?.[alias] ?? {});
+        const mine = (byNode[proposer] ??= []);
         mine.unshift(block);
         mine.length = Math.min(mine.length, KEEP);
       }
