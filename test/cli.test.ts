@@ -8,6 +8,8 @@ import { FakeNode } from '../src/fake/fake-node.js';
 import { eventually, seriesOf, valueOf } from './helpers/daemon.js';
 
 // The CLI as operators run it, through tsx so the test needs no build step.
+import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+
 const CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'] as const;
 const pkgVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AVAX_EXPORTER_')));
@@ -148,6 +150,16 @@ describe('command line', () => {
       250,
     );
     expect(d.lines.some((l) => l['msg'] === 'demo Data API started')).toBe(true);
+    // Proposer activity per chain (P and C; the demo Data API does not serve X) and the stake share it is measured against.
+    await eventually(async () => {
+      const text = await (await fetch(`${d.url}/metrics`)).text();
+      const id = { network: 'mainnet', node_id: FIXTURE_IDS.nodeId };
+      return (
+        valueOf(text, 'avax_validator_proposed_blocks_total', { ...id, chain: 'C' }) !== undefined &&
+        valueOf(text, 'avax_validator_proposed_blocks_total', { ...id, chain: 'X' }) === undefined &&
+        (valueOf(text, 'avax_validator_stake_share_ratio', { node: 'demo', node_id: FIXTURE_IDS.nodeId }) ?? 0) > 0
+      );
+    }, 10_000);
     // Next to it: a partial-sync L1 validator (P-Chain only, every source up) and an auto-renewing validation.
     const text = await (await fetch(`${d.url}/metrics`)).text();
     expect(valueOf(text, 'avax_node_partial_sync', { node: 'demo-l1' })).toBe(1);

@@ -231,7 +231,11 @@ export class Fleet {
     const { transport, store, jitter } = this.#opts;
     return cfg.dataApi.enabled
       ? new DataApiPoller({
-          config: cfg.dataApi,
+          // The demo's Data API is a local fake with no limit of its own; its three watched ids ask
+          // 15 pages a round (4 per id: validations and P, X, C node blocks, plus 3 heads), more than
+          // the default burst holds within a short demo poll.
+          config:
+            baseUrl === this.#opts.demo.dataApiUrl ? { ...cfg.dataApi, rateLimitPerMinute: Math.max(cfg.dataApi.rateLimitPerMinute, 6_000) } : cfg.dataApi,
           baseUrl,
           transport,
           store,
