@@ -298,7 +298,8 @@ async function proposerDeployment(now: number, proposer: string): Promise<Deploy
   const s = liveWorld(now);
   const v = validatorOf(s, SELF);
   const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime };
-  const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] } }, maxCalls: 5000 });
+  // No L1 validations: this row is about the primary network (an unwatched active L1 validation would raise its own warning).
+  const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] }, l1Validators: [] }, maxCalls: 5000 });
   const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
   d.dataApi = dataApi;
   d.onTick = () => void dataApi.addBlock('c-chain', proposer);
