@@ -4,7 +4,7 @@ import { defaultFakeState, FIXTURE_IDS, idFrom } from '../src/fake/fake-data.js'
 import { chainSyncing, untrackedSubnet } from '../src/fake/real-modes.js';
 import { collectBlockchainStatus } from '../src/sources/blockchain-status/collect.js';
 import { blockchainStatusChanges } from '../src/sources/blockchain-status/changes.js';
-import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from './helpers/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;
 const CHAIN = FIXTURE_IDS.l1ChainId;
@@ -26,14 +26,7 @@ function statusOf(text: string, node: string, chain: string): { current: string[
 
 describe('chains a validator validates (platform.getBlockchainStatus)', () => {
   const { daemonFor } = perTestResources();
-  const withNode = async (state: ReturnType<typeof defaultFakeState>, run: (node: FakeNode) => Promise<void>): Promise<void> => {
-    const node = await FakeNode.start({ state });
-    try {
-      await run(node);
-    } finally {
-      await node.stop();
-    }
-  };
+  const withNode = withFakeNode;
 
   it('the fake answers as service.go GetBlockchainStatus: Validating, Created for an untracked chain, Unknown for a chain the P-Chain lacks, an error without an id', async () => {
     await withNode(defaultFakeState(), async (node) => {

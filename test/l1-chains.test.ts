@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode, type FakeL1Uptime } from '../src/fake/fake-node.js';
+import type { FakeL1Uptime } from '../src/fake/fake-node.js';
 import { defaultFakeState, FIXTURE_IDS } from '../src/fake/fake-data.js';
 import { addL1Chain, aliasChain, bootstrappingChain, inactiveL1Validator } from '../src/fake/real-modes.js';
 import { capL1Uptimes, type L1UptimeRecord } from '../src/sources/l1-uptime/index.js';
-import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from './helpers/daemon.js';
 import { testHandle } from '../src/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;
@@ -25,14 +25,7 @@ function uptime(nodeId: string, validationId: string, weight: number, uptimePerc
 
 describe('L1 chains as real nodes report them', () => {
   const { daemonFor } = perTestResources();
-  const withNode = async (state: ReturnType<typeof defaultFakeState>, run: (node: FakeNode) => Promise<void>): Promise<void> => {
-    const node = await FakeNode.start({ state });
-    try {
-      await run(node);
-    } finally {
-      await node.stop();
-    }
-  };
+  const withNode = withFakeNode;
 
   it('an aliased chain (--chain-aliases-file) is found by its alias, reported under its id, and its health check read by its alias', async () => {
     const state = aliasChain(defaultFakeState(), CHAIN, 'dexchain');

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
-import { FakeNode } from '../../src/fake/fake-node.js';
+import { FakeNode, type FakeNodeState } from '../../src/fake/fake-node.js';
 import { gunzipSync } from 'node:zlib';
 import { buildConfig } from '../../src/config/load.js';
 import { startDaemon, type Daemon, type DaemonOptions, testHandle } from '../../src/daemon.js';
@@ -165,4 +165,14 @@ export function perTestResources(): { fakeNode: () => Promise<FakeNode>; daemonF
       return t;
     },
   };
+}
+
+/** Runs `run` against a fake node started with `state`, and stops the node afterwards whatever happens. */
+export async function withFakeNode(state: FakeNodeState, run: (node: FakeNode) => Promise<void>): Promise<void> {
+  const node = await FakeNode.start({ state });
+  try {
+    await run(node);
+  } finally {
+    await node.stop();
+  }
 }
