@@ -7,15 +7,14 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createExporterServer, DEFAULT_LIMITS, type ServerOptions } from '../../src/server/server.js';
-import { selfSignedCert, STATIC_EXPOSITION } from '../helpers/tls.js';
+import { DEFAULT_LIMITS, type ServerOptions } from '../../src/server/server.js';
+import { closeServers, selfSignedCert, startStaticServer, STATIC_EXPOSITION } from '../helpers/tls.js';
 
-const EXPOSITION = STATIC_EXPOSITION;
 const BODY = STATIC_EXPOSITION.text.toString('utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let dir = '';
@@ -33,17 +32,11 @@ const servers: Server[] = [];
 const sockets: Socket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
+  await closeServers(servers);
 });
 
 async function start(extra: Partial<ServerOptions>): Promise<number> {
-  const server = createExporterServer({ telemetryPath: '/metrics', exposition: () => EXPOSITION, ready: () => true, landing: () => '<html></html>', ...extra });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return (server.address() as AddressInfo).port;
+  return (await startStaticServer(servers, extra)).port;
 }
 
 /** Opens `count` TCP connections spread over loopback addresses 127.0.0.<first>.. (at most `perAddress` each); resolves once all are connected or closed. */

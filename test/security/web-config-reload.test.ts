@@ -7,18 +7,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createExporterServer, type ServerOptions } from '../../src/server/server.js';
+import type { ServerOptions } from '../../src/server/server.js';
 import { BasicAuth, loadWebConfig, WebConfigError } from '../../src/server/web-config.js';
-import { selfSignedCert, STATIC_EXPOSITION } from '../helpers/tls.js';
+import { closeServers, selfSignedCert, startStaticServer } from '../helpers/tls.js';
 import { FakeNode } from '../../src/fake/fake-node.js';
 import { eventually, startTestDaemon, valueOf } from '../helpers/daemon.js';
 
-const EXPOSITION = STATIC_EXPOSITION;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let dir = '';
 const HASH_OLD = bcrypt.hashSync('old-pw', 4);
@@ -36,17 +35,11 @@ const servers: Server[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
+  await closeServers(servers);
 });
 
 async function start(extra: Partial<ServerOptions>): Promise<number> {
-  const server = createExporterServer({ telemetryPath: '/metrics', exposition: () => EXPOSITION, ready: () => true, landing: () => '<html></html>', ...extra });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return (server.address() as AddressInfo).port;
+  return (await startStaticServer(servers, extra)).port;
 }
 
 /** HTTPS GET /metrics, with or without credentials; the status, or 0 when the connection failed. */

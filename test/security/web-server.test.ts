@@ -2,17 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, copyFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createExporterServer, type ServerOptions } from '../../src/server/server.js';
+import type { ServerOptions } from '../../src/server/server.js';
 import { WebConfigError, loadWebConfig, BasicAuth, DUMMY_HASH } from '../../src/server/web-config.js';
-import { STATIC_EXPOSITION } from '../helpers/tls.js';
+import { closeServers, startStaticServer } from '../helpers/tls.js';
 
-const EXPOSITION = STATIC_EXPOSITION;
 let dir = '';
 
 /** A throwaway CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
@@ -72,17 +70,11 @@ function makeCerts(prefix: string): void {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
+  await closeServers(servers);
 });
 
-async function start(extra: Partial<ServerOptions>): Promise<{ server: Server; port: number }> {
-  const server = createExporterServer({ telemetryPath: '/metrics', exposition: () => EXPOSITION, ready: () => true, landing: () => '<html></html>', ...extra });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { server, port: (server.address() as AddressInfo).port };
+function start(extra: Partial<ServerOptions>): Promise<{ server: Server; port: number }> {
+  return startStaticServer(servers, extra);
 }
 
 interface Answer {
