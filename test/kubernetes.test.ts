@@ -173,7 +173,7 @@ function bytes(q: string | number | undefined): number {
  * `map`, which rewrites the container's absolute paths onto it. A Secret that is not in the kustomization (the
  * Data API key, created with kubectl) gets a stand-in value in every file a path of the configuration names.
  */
-function mountVolumes(dir: string, pod: PodSpec, scratch: string): { map: (s: string) => string; configText: string } {
+function mountVolumes(dir: string, pod: PodSpec, scratch: string): { map: (s: string) => string } {
   const container = pod.containers[0];
   const mounts = (container?.volumeMounts ?? []).map((m) => ({ ...m, local: join(scratch, m.name) }));
   const map = (s: string) => mounts.reduce((acc, m) => acc.split(m.mountPath).join(m.local), s);
@@ -197,7 +197,7 @@ function mountVolumes(dir: string, pod: PodSpec, scratch: string): { map: (s: st
     for (const hit of configText.matchAll(new RegExp(`${m.mountPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([\\w.-]+)`, 'g')))
       writeFileSync(join(m.local, hit[1] as string), 'stand-in-data-api-key\n');
   }
-  return { map, configText };
+  return { map };
 }
 
 const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AVAX_EXPORTER_')));
