@@ -182,6 +182,19 @@ describe('command line', () => {
     expect(denied.length).toBeGreaterThan(0);
     expect(denied.every((s) => s.value === 0)).toBe(true);
     expect(seriesOf(text, 'avax_data_api_validator_last_reward_avax', { network: 'mainnet', kind: 'validation' }).some((s) => s.value > 0)).toBe(true);
+    // The node's vitals from its health report: the disk shrinking as the chains grow, each chain's consensus.
+    const disk0 = valueOf(text, 'avax_node_disk_available_bytes', { node: 'demo' }) ?? 0;
+    expect(disk0).toBeGreaterThan(0);
+    expect(valueOf(text, 'avax_node_disk_available_ratio', { node: 'demo' })).toBeGreaterThan(0.5);
+    expect(seriesOf(text, 'avax_node_chain_processing_blocks', { node: 'demo' }).map((s) => s.labels['chain'])).toEqual(
+      expect.arrayContaining(['P', 'X', 'C']),
+    );
+    expect(valueOf(text, 'avax_node_network_last_message_received_age_seconds', { node: 'demo' })).toBeLessThan(1);
+    await eventually(
+      async () => (valueOf(await (await fetch(`${d.url}/metrics`)).text(), 'avax_node_disk_available_bytes', { node: 'demo' }) ?? disk0) < disk0,
+      10_000,
+      250,
+    );
     d.child.kill('SIGINT');
     const [code] = (await once(d.child, 'exit')) as [number | null];
     expect(code).toBe(0);

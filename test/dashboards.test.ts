@@ -409,3 +409,57 @@ describe('avax-fleet-overview', () => {
     expect(p?.fieldConfig?.defaults?.thresholds?.steps?.map((s) => s.value)).toEqual([null, 0.8, 0.9]);
   });
 });
+
+describe('avax-fleet-overview: the Node resources row', () => {
+  const d = byName('avax-fleet-overview');
+  const rowIndex = (d.panels ?? []).findIndex((p) => p.type === 'row' && p.title === 'Node resources');
+  const rowPanels = (d.panels ?? []).slice(rowIndex + 1);
+  const metricsOf = (p: Panel) => exprsOf(p).flatMap((e) => metricNamesOf(placeheld(e, d)));
+  const withMetric = (m: string) => rowPanels.filter((p) => metricsOf(p).includes(m));
+
+  it('is a row at the bottom of the dashboard', () => {
+    expect(rowIndex).toBeGreaterThan(0);
+    expect(rowPanels.length).toBeGreaterThan(0);
+    expect(rowPanels.every((p) => p.type !== 'row')).toBe(true);
+  });
+
+  it("draws the disk available with its forecast and AvalancheGo's two thresholds on one panel, in bytes", () => {
+    const [disk] = withMetric('avax_node_disk_available_bytes');
+    expect(disk && metricsOf(disk)).toEqual(
+      expect.arrayContaining([
+        'avax_node:disk_available_bytes:predict_24h',
+        'avax_node:disk_unhealthy_available_bytes:estimate',
+        'avax_node:disk_shutdown_available_bytes:estimate',
+      ]),
+    );
+    expect(disk?.fieldConfig?.defaults?.unit).toBe('bytes');
+  });
+
+  it("has a per-node disk tile that shows DOWN and turns red under AvalancheGo's unhealthy share", () => {
+    const [tile] = withMetric('avax_node_disk_available_ratio');
+    expect(tile?.type).toBe('stat');
+    expect(tile && downValues(tile)).toEqual([-1]);
+    expect(tile?.fieldConfig?.defaults?.thresholds?.steps?.map((s) => [s.color, s.value])).toEqual([
+      ['red', null],
+      ['orange', 0.1],
+      ['green', 0.2],
+    ]);
+  });
+
+  it('shows consensus processing per chain and the network silence, with the alert thresholds drawn', () => {
+    for (const m of [
+      'avax_node_chain_longest_processing_block_seconds',
+      'avax_node_chain_processing_blocks',
+      'avax_node_network_last_message_received_age_seconds',
+      'avax_node_network_last_message_sent_age_seconds',
+      'avax_node_network_send_fail_ratio',
+      'avax_node_router_outstanding_requests',
+    ])
+      expect(withMetric(m), m).toHaveLength(1);
+    const [age] = withMetric('avax_node_chain_longest_processing_block_seconds');
+    expect(age?.fieldConfig?.defaults?.unit).toBe('s');
+    expect(age?.fieldConfig?.defaults?.thresholds?.steps?.map((s) => s.value)).toEqual([null, 30, 120]);
+    const [silence] = withMetric('avax_node_network_last_message_received_age_seconds');
+    expect(silence?.fieldConfig?.defaults?.thresholds?.steps?.map((s) => s.value)).toEqual([null, 60, 120]);
+  });
+});

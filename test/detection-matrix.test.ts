@@ -35,6 +35,7 @@ import {
   restartedAfterOutage,
   untrackedSubnet,
 } from '../src/fake/real-modes.js';
+import { diskSpaceMode, networkActivityMode, processingMode } from '../src/fake/vitals-modes.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus, waitFor as waitUntil } from './helpers/prometheus.js';
 import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';
@@ -306,6 +307,9 @@ async function proposerDeployment(now: number, proposer: string): Promise<Deploy
   return d;
 }
 
+/** The database volume of the disk rows: 1 TB. */
+const DISK_BYTES = 1e12;
+
 /** Builds the deployment of each row of the matrix. */
 const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
   'healthy-validator': (now) => deploy({ validator: { state: liveWorld(now) } }),
@@ -407,6 +411,35 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     }),
   'l1-chain-not-validating': (now) => deploy({ validator: { state: liveWorld(now), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } } }),
   'stalled-chain': (now) => deploy({ a: { state: liveWorld(now), moving: ['P'] }, b: { state: nonValidatorWorld(now, WATCHER_B), moving: ['P', 'C'] } }),
+  // The node's vitals (issue 25): the figures move with the wall clock, recomputed every second by the ticker.
+  'disk-filling': async (now) => {
+    const s = liveWorld(now);
+    const d = await deploy({ validator: { state: s } });
+    // 20 % of 1 TB available, 17 % of it used in 10 hours: 3 % left then.
+    const fill = () => diskSpaceMode(s, { totalBytes: DISK_BYTES, availableBytes: DISK_BYTES * (0.2 - (0.17 * (Date.now() / 1000 - now)) / (10 * 3600)) });
+    fill();
+    d.onTick = fill;
+    return d;
+  },
+  'disk-steady-15': (now) => deploy({ validator: { state: diskSpaceMode(liveWorld(now), { totalBytes: DISK_BYTES, availableBytes: DISK_BYTES * 0.155 }) } }),
+  'consensus-stuck': async (now) => {
+    const s = liveWorld(now);
+    // Processing since 5 minutes before the row starts (a block "processing for minutes").
+    const stuck = () => processingMode(s, 'C', { blocks: 1, oldestSeconds: Date.now() / 1000 - (now - 300) });
+    stuck();
+    const d = await deploy({ a: { state: s, moving: ['P'] }, b: { state: nonValidatorWorld(now, WATCHER_B), moving: ['P', 'C'] } });
+    d.onTick = stuck;
+    return d;
+  },
+  'network-silent': async (now) => {
+    const s = liveWorld(now);
+    // Nothing received since 150 s before the row starts; it still sends. Its chains do not move.
+    const silent = () => networkActivityMode(s, { receivedAgoSeconds: Date.now() / 1000 - (now - 150), sentAgoSeconds: 0.004, sendFailRate: 0.0004 });
+    silent();
+    const d = await deploy({ validator: { state: s, moving: [] } });
+    d.onTick = silent;
+    return d;
+  },
 };
 
 // -------------------------------------------------------------------- setup
@@ -619,6 +652,25 @@ const PREMISES: Record<string, () => Promise<void>> = {
         exported.map((s) => s.metric['node_id']),
         'strangers are exported for dashboards',
       ).toContain(id);
+  },
+  'disk-filling': async () => {
+    const c = 'cluster="disk-filling",node="validator"';
+    // AvalancheGo still reports the disk as fine: 19 % (rounded down), the node healthy.
+    expect(await valueOf(`avax_node_disk_available_ratio{${c}}`)).toBe(0.19);
+    expect(await valueOf(`avax_node_healthy{${c}}`)).toBe(1);
+  },
+  'disk-steady-15': async () => {
+    expect(await valueOf('avax_node_disk_available_ratio{cluster="disk-steady-15"}')).toBe(0.15);
+  },
+  'consensus-stuck': async () => {
+    const c = 'cluster="consensus-stuck",node="a"';
+    expect(await valueOf(`avax_node_is_validator{${c}}`)).toBe(1);
+    expect(await valueOf(`avax_node_chain_processing_blocks{${c},chain="C"}`)).toBe(1);
+    expect(await valueOf(`avax_node_chain_longest_processing_block_seconds{${c},chain="C"}`)).toBeGreaterThan(300);
+  },
+  'network-silent': async () => {
+    expect(await valueOf('avax_node_network_last_message_received_age_seconds{cluster="network-silent"}')).toBeGreaterThan(150);
+    expect(await valueOf('avax_node_network_last_message_sent_age_seconds{cluster="network-silent"}')).toBeLessThan(1);
   },
   'quiet-chain': async () => {
     // X does not move while P does (it does move on a real network, slowly; here nothing shows it moving).

@@ -496,6 +496,7 @@ describe('a real Prometheus with the rules, scraping the exporter', { timeout: 6
         'avax-fleet-overview: "Node"',
         'avax-fleet-overview: "Health"',
         'avax-fleet-overview: "Connected stake (P-Chain)"',
+        'avax-fleet-overview: "Disk available"',
         'avax-validators: "Node"',
       ]),
     );

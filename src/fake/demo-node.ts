@@ -13,6 +13,7 @@ import type { FakeNodeState, FakePeer, FakeValidator } from './fake-node.js';
 import { createHash } from 'node:crypto';
 import { cb58Encode, createPrng, defaultFakeState, FIXTURE_IDS, generatePeers, generateValidators, idFrom, randomId, type Prng } from './fake-data.js';
 import { autoRenewing, partialSyncMode, pluginVmMode } from './real-modes.js';
+import { diskSpaceMode, formatGoDuration } from './vitals-modes.js';
 
 /** Options of {@link startDemoNode}. */
 export interface DemoNodeOptions {
@@ -50,6 +51,9 @@ export interface DemoNode {
   /** Stops the timer and the node. */
   stop(): Promise<void>;
 }
+
+/** The demo node's database volume: 1.33 TB, of which the fixture's 812 GB (61 %) is available at the start. */
+const DEMO_DISK_BYTES = 1_331_000_000_000;
 
 /** The check that fails now and then. */
 const FLAPPING_CHECK = 'network';
@@ -220,7 +224,30 @@ class DemoSimulation {
     this.driftUptimes(s);
     this.flapCheck(s);
     this.updateHealthMessages(s, now);
+    this.updateVitals(s);
     this.updateFees(s, nowSec);
+  }
+
+  /** Bytes left on the demo node's database volume: the fixture's 812 GB (61 %) of 1.33 TB, shrinking as the chains grow. */
+  private diskAvailable = 812_345_671_680;
+
+  /**
+   * The node's vitals moving: the database grows (about 5 GB a day, with compaction's ups and downs) and each
+   * chain's consensus has a block or two in flight now and then, decided within a second or two.
+   */
+  private updateVitals(s: FakeNodeState): void {
+    const rng = this.rng;
+    if (s.health['diskspace']) {
+      this.diskAvailable -= Math.round((58_000 + (rng() - 0.5) * 200_000) * this.dt);
+      diskSpaceMode(s, { totalBytes: DEMO_DISK_BYTES, availableBytes: this.diskAvailable });
+    }
+    for (const check of Object.values(s.health)) {
+      const consensus = (check.message as { engine?: { consensus?: Record<string, unknown> } } | undefined)?.engine?.consensus;
+      if (!consensus || !('processingBlocks' in consensus)) continue;
+      const blocks = rng() < 0.3 ? 1 + Math.floor(rng() * 2) : 0;
+      consensus['processingBlocks'] = blocks;
+      consensus['longestProcessingBlock'] = formatGoDuration(blocks > 0 ? rng() * 2 : 0);
+    }
   }
 
   private churnPeers(s: FakeNodeState, now: Date): void {

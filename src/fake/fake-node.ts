@@ -14,6 +14,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FakeHttpServer, bindServer, type BoundServer } from './fake-server.js';
 import { defaultFakeState, isCb58Id, isCb58NodeId, PRIMARY_NETWORK_ID } from './fake-data.js';
+import { extMetricsText } from './ext-metrics.js';
 
 // ---------------------------------------------------------------------------------------------
 // State model
@@ -408,6 +409,7 @@ type Endpoint =
   | { kind: 'health-get'; report: 'health' | 'readiness' | 'liveness' }
   | { kind: 'gorilla'; service: GorillaService; chain?: string }
   | { kind: 'geth'; chain: string }
+  | { kind: 'metrics' }
   | { kind: 'not-found' };
 
 const JSON_CT = 'application/json; charset=utf-8';
@@ -821,6 +823,8 @@ export class FakeNode extends FakeHttpServer {
         return { kind: 'health-get', report: 'liveness' };
       case '/ext/info':
         return { kind: 'gorilla', service: 'info' };
+      case '/ext/metrics':
+        return { kind: 'metrics' };
       case '/ext/P':
         return { kind: 'gorilla', service: 'platform', chain: 'P' };
       case '/ext/X':
@@ -849,6 +853,9 @@ export class FakeNode extends FakeHttpServer {
     switch (endpoint.kind) {
       case 'not-found':
         return text(404, '404 page not found\n', true);
+      case 'metrics':
+        // AvalancheGo's own Prometheus endpoint (promhttp, any method): see ext-metrics.ts.
+        return { status: 200, headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }, body: extMetricsText(this.state) };
       case 'health-get': {
         const tags = new URLSearchParams(query).getAll('tag');
         const reply = this.healthReply(endpoint.report, tags);

@@ -15,6 +15,7 @@ import { cChainSource, pChainSource, xChainSource } from './chain-height/index.j
 import { addressBalancesSource } from './address-balances/index.js';
 import { nodeIdentitySource } from './node-identity/index.js';
 import { blockchainStatusSource } from './blockchain-status/index.js';
+import { nodeVitalsSource } from './node-vitals/index.js';
 
 /**
  * The node sources, in the order a round runs them after the identity
@@ -34,6 +35,7 @@ export const NODE_SOURCES: readonly SourceDef<unknown>[] = [
   xChainSource,
   cChainSource,
   nodeIdentitySource,
+  nodeVitalsSource,
 ] as SourceDef<unknown>[];
 
 /** The name of the source that identifies the node (the one marked `identity`). */

@@ -269,4 +269,51 @@ export const MATRIX: MatrixRow[] = [
     never: [],
     silent: QUIET,
   },
+  // The node's vitals from its own health report (issue 25).
+  {
+    cluster: 'disk-filling',
+    deployment:
+      "A healthy validator whose 1 TB database volume has 20 % available and fills at a pace that reaches AvalancheGo's 3 % shutdown share in 10 hours (`diskSpaceMode`)",
+    incident: 'The disk fills: AvalancheGo still reports itself healthy (over 10 %) and would shut itself down in 10 hours',
+    raised: [
+      { alertname: 'AvaxNodeDiskFillingUp', severity: 'critical', firing: true, evidence: 'poll' },
+      { alertname: 'AvaxNodeDiskFillingUp', severity: 'warning', evidence: 'poll' },
+    ],
+    never: [{ alertname: 'AvaxNodeDiskSpaceLow' }, { alertname: 'AvaxNodeUnhealthy' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'disk-steady-15',
+    deployment: "A healthy validator whose database volume stays at 15 % available (under neither of AvalancheGo's thresholds, going nowhere)",
+    raised: [],
+    never: [{ alertname: 'AvaxNodeDiskFillingUp' }, { alertname: 'AvaxNodeDiskSpaceLow' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'consensus-stuck',
+    deployment:
+      'Two nodes on one network: a validator with a C-Chain block processing for 5 minutes and more (`processingMode`: its C check fails as AvalancheGo fails it), and a second node on which the C-Chain moves',
+    incident: "A block stuck in the validator's C-Chain consensus while the chain moves on the other node",
+    raised: [
+      { alertname: 'AvaxNodeConsensusStuck', severity: 'warning', evidence: 'poll' },
+      { alertname: 'AvaxNodeUnhealthy', severity: 'critical', evidence: 'poll' },
+      { alertname: 'AvaxNodeHealthCheckFailing', severity: 'warning', evidence: 'poll' },
+      { alertname: 'AvaxChainHeightStalled', severity: 'warning', evidence: 'range' },
+    ],
+    never: [{ alertname: 'AvaxNodeNetworkSilent' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'network-silent',
+    deployment:
+      'A validator that has received no message for 2½ minutes and counting (`networkActivityMode`: its network check fails as AvalancheGo fails it); it still sends',
+    incident: 'The node receives nothing from the network for minutes',
+    raised: [
+      { alertname: 'AvaxNodeNetworkSilent', severity: 'warning', evidence: 'poll' },
+      { alertname: 'AvaxNodeUnhealthy', severity: 'critical', evidence: 'poll' },
+      { alertname: 'AvaxNodeHealthCheckFailing', severity: 'warning', evidence: 'poll' },
+    ],
+    never: [{ alertname: 'AvaxNodeDown' }, { alertname: 'AvaxNodeSendFailRateHigh' }],
+    silent: QUIET,
+  },
 ];
