@@ -163,7 +163,8 @@ export function restartedAfterOutage(state: FakeNodeState, offlineSeconds: numbe
   self.uptime = Math.max(self.uptime, 99.9);
   self.connected = true;
   const seen = networkViewAfterOutage(self.startTime, offlineSeconds, nowSec);
-  state.uptime = { weightedAveragePercentage: seen * 100, rewardingStakePercentage: seen >= requirement ? 100 : 0 };
+  // A world that computes info.uptime (network/network.go NodeUptime) derives it from the peers' views set here.
+  if (state.uptime !== 'computed') state.uptime = { weightedAveragePercentage: seen * 100, rewardingStakePercentage: seen >= requirement ? 100 : 0 };
   for (const p of state.peers) p.observedUptime = Math.floor(seen * 100);
   return state;
 }
