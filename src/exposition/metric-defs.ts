@@ -228,13 +228,13 @@ export const METRICS = {
   },
   avax_validator_active: {
     type: 'gauge',
-    help: '1 when the validator is in the current set and active; 0 when watched but absent, or when it is an L1 validator the P-Chain deactivated (balance 0: its fee balance ran out, it no longer validates).',
+    help: '1 when the validator is in the current set and active; 0 when watched but absent (on the primary network and on each watched subnet: an L1 validation its validator manager removed, a permissioned subnet validator past its end time), or when it is an L1 validator the P-Chain deactivated (balance 0: its fee balance ran out, it no longer validates).',
     labels: V,
     source: 'platform.getCurrentValidators',
   },
   avax_validator_renews: {
     type: 'gauge',
-    help: '1 when the primary-network validation continues past avax_validator_end_timestamp_seconds: an auto-renewed validation (ACP-236 style, from Helicon) with a next period; its end time is then only the end of the current cycle. 0 for a validation that ends then (not auto-renewed, or auto-renewed with a next period of 0).',
+    help: '1 when the primary-network validation is set to continue past avax_validator_end_timestamp_seconds: an auto-renewed validation (ACP-236 style, from Helicon) with a next period; its end time is then only the end of the current cycle. It renews only if the network commits its reward: a cycle that ends under its uptime requirement removes the validation (the abort branch), next period or not. 0 for a validation that ends then (not auto-renewed, or auto-renewed with a next period of 0).',
     labels: V,
     source: 'platform.getCurrentValidators nextPeriod',
   },
