@@ -47,7 +47,10 @@ describe('end to end against a fake AvalancheGo node', () => {
     expect(valueOf(text, 'avax_chain_height', { ...n, chain: 'X' })).toBe(Number(node.state.heights.X));
     expect(valueOf(text, 'avax_chain_height', { ...n, chain: 'C' })).toBe(Number(node.state.heights.C));
     for (const chain of ['P', 'X', 'C', FIXTURE_IDS.l1ChainId]) expect(valueOf(text, 'avax_node_bootstrapped', { ...n, chain })).toBe(1);
-    expect(valueOf(text, 'avax_node_uptime_weighted_average_ratio', n)).toBeCloseTo((givenUptime(node.state.uptime)?.weightedAveragePercentage ?? NaN) / 100, 6);
+    expect(valueOf(text, 'avax_node_uptime_weighted_average_ratio', n)).toBeCloseTo(
+      (givenUptime(node.state.uptime)?.weightedAveragePercentage ?? NaN) / 100,
+      6,
+    );
     expect(valueOf(text, 'avax_node_is_validator', n)).toBe(1);
     const self = node.state.primaryValidators.find((v) => v.nodeId === SELF);
     const v = { ...n, node_id: SELF, subnet: PRIMARY_NETWORK_ID };

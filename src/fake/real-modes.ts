@@ -289,7 +289,13 @@ export function removedL1Validation(state: FakeNodeState, validationId: string):
  */
 export function poaSubnet(state: FakeNodeState, name: string, endTime: number, nowSec = Math.floor(Date.now() / 1000)): string {
   const subnetId = idFrom(`poa-subnet:${name}`);
-  const staker = (nodeId: string, end: number) => ({ txId: idFrom(`poa-staker:${name}:${nodeId}`), nodeId, startTime: nowSec - 30 * 86_400, endTime: end, weight: 100n });
+  const staker = (nodeId: string, end: number) => ({
+    txId: idFrom(`poa-staker:${name}:${nodeId}`),
+    nodeId,
+    startTime: nowSec - 30 * 86_400,
+    endTime: end,
+    weight: 100n,
+  });
   state.subnets[subnetId] = {
     l1: false,
     chains: [],
