@@ -72,6 +72,9 @@ describe('examples/alertmanager/alertmanager.yml', () => {
         itsValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'prod', node_id: 'NodeID-V', subnet: P },
         otherValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'prod', node_id: 'NodeID-W', subnet: P },
         stagingValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'staging', node_id: 'NodeID-V', subnet: P },
+        // A sidecar exporter that died with its node (NodeID-S): the validator alerts about it from other exporters are explained too.
+        sidecarDown: { alertname: 'AvaxExporterDown', severity: 'critical', cluster: 'prod', job: 'avax-exporter', instance: 'side:9785', node_id: 'NodeID-S' },
+        sidecarValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'prod', node_id: 'NodeID-S', subnet: P },
         itsSourceDown: {
           alertname: 'AvaxSourceDown',
           severity: 'warning',
@@ -125,7 +128,7 @@ describe('examples/alertmanager/alertmanager.yml', () => {
         if (Date.now() > end) throw new Error(`Alertmanager holds ${got.length} alerts`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect([...inhibited].sort()).toEqual(['itsHealth', 'itsSourceDown', 'itsValidatorSeenDown', 'uptimeWarn', 'walletWarn'].sort());
+      expect([...inhibited].sort()).toEqual(['itsHealth', 'itsSourceDown', 'itsValidatorSeenDown', 'sidecarValidatorSeenDown', 'uptimeWarn', 'walletWarn'].sort());
     });
   });
 });
