@@ -128,7 +128,9 @@ describe('examples/alertmanager/alertmanager.yml', () => {
         if (Date.now() > end) throw new Error(`Alertmanager holds ${got.length} alerts`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect([...inhibited].sort()).toEqual(['itsHealth', 'itsSourceDown', 'itsValidatorSeenDown', 'sidecarValidatorSeenDown', 'uptimeWarn', 'walletWarn'].sort());
+      expect([...inhibited].sort()).toEqual(
+        ['itsHealth', 'itsSourceDown', 'itsValidatorSeenDown', 'sidecarValidatorSeenDown', 'uptimeWarn', 'walletWarn'].sort(),
+      );
     });
   });
 });
