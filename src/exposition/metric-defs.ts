@@ -358,6 +358,12 @@ export const METRICS = {
     labels: ['node', 'subnet', 'chain', 'status'],
     source: 'platform.getBlockchains, platform.getBlockchainStatus',
   },
+  avax_node_chain_vm_info: {
+    type: 'gauge',
+    help: 'The VM of each chain of a watched subnet the node runs (Validating or Syncing on avax_node_blockchain_status); always 1. vm is the VM id, as info.getNodeVersion vmVersions names a plugin without an alias, so the plugins a node runs can be told from the ones it merely has installed.',
+    labels: ['node', 'subnet', 'chain', 'vm'],
+    source: 'platform.getBlockchains vmID, platform.getBlockchainStatus',
+  },
   avax_node_subnet_chains: {
     type: 'gauge',
     help: 'Number of chains the P-Chain lists for a watched subnet (0: a subnet without chains, or a watched id that is no subnet).',
