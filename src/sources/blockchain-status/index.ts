@@ -27,7 +27,7 @@ export const getBlockchainStatusResult = z.object({
 async function watchedBlockchains(
   ctx: PollContext,
   previous: Pick<BlockchainStatusValue, 'subnetChains' | 'chainVms'> | undefined,
-): Promise<Pick<BlockchainStatusValue, 'subnetChains' | 'chainVms'>> {
+): Promise<{ subnetChains: SubnetBlockchains; chainVms?: Record<string, string> }> {
   const subnetIds = ctx.node.watch.subnetIds;
   const known = previous?.subnetChains ?? {};
   const refresh = ctx.round % SLOW_REFRESH_ROUNDS === 0 || subnetIds.some((s) => !(s in known));
