@@ -26,7 +26,7 @@ describe('examples/alertmanager/alertmanager.yml', () => {
   it("passes Alertmanager's own check (amtool check-config) with every inhibition", () => {
     const out = execFileSync(AMTOOL, ['check-config', CONFIG], { encoding: 'utf8' });
     expect(out).toMatch(/SUCCESS/);
-    expect(out).toMatch(/4 inhibit rules/);
+    expect(out).toMatch(/5 inhibit rules/);
   });
 
   it('holds exactly the inhibitions the runbook shows, each matching on every identifying label', () => {
@@ -67,7 +67,14 @@ describe('examples/alertmanager/alertmanager.yml', () => {
         uptimePage: { alertname: 'AvaxValidatorUptimeLow', severity: 'critical', cluster: 'prod', node_id: 'NodeID-A', subnet: P },
         uptimeWarn: { alertname: 'AvaxValidatorUptimeLow', severity: 'warning', cluster: 'prod', node_id: 'NodeID-A', subnet: P },
         otherValidatorWarn: { alertname: 'AvaxValidatorUptimeLow', severity: 'warning', cluster: 'prod', node_id: 'NodeID-B', subnet: P },
-        nodeDown: { alertname: 'AvaxNodeDown', severity: 'critical', cluster: 'prod', node: 'validator-1' },
+        nodeDown: { alertname: 'AvaxNodeDown', severity: 'critical', cluster: 'prod', node: 'validator-1', node_id: 'NodeID-V' },
+        // Another node watching the dead validator sees it disconnected: the same validator, one page.
+        itsValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'prod', node_id: 'NodeID-V', subnet: P },
+        otherValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'prod', node_id: 'NodeID-W', subnet: P },
+        stagingValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'staging', node_id: 'NodeID-V', subnet: P },
+        // A sidecar exporter that died with its node (NodeID-S): the validator alerts about it from other exporters are explained too.
+        sidecarDown: { alertname: 'AvaxExporterDown', severity: 'critical', cluster: 'prod', job: 'avax-exporter', instance: 'side:9785', node_id: 'NodeID-S' },
+        sidecarValidatorSeenDown: { alertname: 'AvaxValidatorNotConnected', severity: 'critical', cluster: 'prod', node_id: 'NodeID-S', subnet: P },
         itsSourceDown: {
           alertname: 'AvaxSourceDown',
           severity: 'warning',
@@ -121,7 +128,9 @@ describe('examples/alertmanager/alertmanager.yml', () => {
         if (Date.now() > end) throw new Error(`Alertmanager holds ${got.length} alerts`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect([...inhibited].sort()).toEqual(['itsHealth', 'itsSourceDown', 'uptimeWarn', 'walletWarn'].sort());
+      expect([...inhibited].sort()).toEqual(
+        ['itsHealth', 'itsSourceDown', 'itsValidatorSeenDown', 'sidecarValidatorSeenDown', 'uptimeWarn', 'walletWarn'].sort(),
+      );
     });
   });
 });

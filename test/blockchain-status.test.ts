@@ -48,6 +48,8 @@ describe('chains a validator validates (platform.getBlockchainStatus)', () => {
       expect(valueOf(text, 'avax_node_tracks_subnet', { node: 'n', subnet: L1 })).toBe(1);
       expect(valueOf(text, 'avax_node_subnet_chains', { node: 'n', subnet: L1 })).toBe(1);
       expect(valueOf(text, 'avax_source_up', { node: 'n', source: 'blockchain_status' })).toBe(1);
+      // The VM it runs the chain with (platform.getBlockchains vmID): the plugin it actually runs.
+      expect(valueOf(text, 'avax_node_chain_vm_info', { node: 'n', subnet: L1, chain: CHAIN, vm: FIXTURE_IDS.subnetEvmVmId })).toBe(1);
     });
   });
 
@@ -59,6 +61,8 @@ describe('chains a validator validates (platform.getBlockchainStatus)', () => {
       expect(statusOf(text, 'n', CHAIN)).toEqual({ current: ['Created'], series: 5 });
       expect(valueOf(text, 'avax_node_tracks_subnet', { node: 'n', subnet: L1 })).toBe(0);
       expect(valueOf(text, 'avax_node_subnet_chains', { node: 'n', subnet: L1 })).toBe(1);
+      // A chain it does not run ties no plugin to the subnet, installed or not.
+      expect(seriesOf(text, 'avax_node_chain_vm_info', { node: 'n' })).toEqual([]);
     });
   });
 

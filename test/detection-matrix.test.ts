@@ -32,6 +32,8 @@ import {
   observedOutage,
   partialSyncMode,
   pluginVmMode,
+  poaSubnet,
+  removedL1Validation,
   restartedAfterOutage,
   untrackedSubnet,
 } from '../src/fake/real-modes.js';
@@ -49,7 +51,9 @@ import {
   DAY,
   liveWorld,
   nonValidatorWorld,
+  recordConnectivity,
   SELF,
+  unreachableStake,
   unhealthyStrangers,
   upgradeTime,
   validatorOf,
@@ -253,6 +257,8 @@ interface Deployment {
   dataApi?: FakeDataApi;
   /** Run every second with the chains' ticker (e.g. the Data API's own head moving). */
   onTick?: () => void;
+  /** The subnet a row is about, when it builds one (a PoA subnet). */
+  subnetId?: string;
 }
 
 // A poll may take up to its whole interval: on 2 busy cores a slow round must not look like a failing source.
@@ -295,8 +301,9 @@ const OTHER_PROPOSER = 'NodeID-Lrn2ZrcnusnEQwVBU8i7spYM1G3V9ZVW9';
  * proposed by `proposer`: the validator itself (it proposes) or another one
  * (a drought: its last C-Chain block stays the fixture's, months old).
  */
-async function proposerDeployment(now: number, proposer: string): Promise<Deployment> {
+async function proposerDeployment(now: number, proposer: string, edit: (s: FakeNodeState) => void = () => undefined): Promise<Deployment> {
   const s = liveWorld(now);
+  edit(s);
   const v = validatorOf(s, SELF);
   const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime };
   // No L1 validations: this row is about the primary network (an unwatched active L1 validation would raise its own warning).
@@ -346,8 +353,7 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     const v = validatorOf(s, SELF);
     v.startTime = now - 30 * DAY;
     v.endTime = now + 335 * DAY;
-    // What the network sees (info.uptime, the peers); the node's own view after a restart stays high.
-    s.uptime = { weightedAveragePercentage: 86, rewardingStakePercentage: 0 };
+    // What the network sees (the peers; info.uptime is computed from them); the node's own view after a restart stays high.
     for (const p of s.peers) p.observedUptime = 86;
     v.uptime = 99.9;
     return deploy({ validator: { state: s } });
@@ -438,6 +444,51 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     silent();
     const d = await deploy({ validator: { state: s, moving: [] } });
     d.onTick = silent;
+    return d;
+  },
+  // Issue 22.
+  'unreachable-stake': (now) => {
+    const s = liveWorld(now);
+    s.upgrades.heliconTime = upgradeTime(now - 200 * DAY);
+    unreachableStake(s, 0.12);
+    return deploy({ validator: { state: s } });
+  },
+  'l1-validation-removed': (now) => deploy({ validator: { state: liveWorld(now), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } } }),
+  'poa-validator-expired': async (now) => {
+    const s = liveWorld(now);
+    const subnetId = poaSubnet(s, 'matrix', now + 200 * DAY, now);
+    const d = await deploy({ validator: { state: s, watch: { subnet_ids: [subnetId] } } });
+    d.subnetId = subnetId;
+    return d;
+  },
+  'renewing-under-requirement': (now) => {
+    const s = liveWorld(now);
+    const v = validatorOf(s, SELF);
+    v.startTime = now - 11 * DAY;
+    v.endTime = now + 3 * DAY;
+    // The connected stake sees it at 60 %; its own view of itself stays near 100 %.
+    for (const p of s.peers) p.observedUptime = 60;
+    return deploy({ validator: { state: autoRenewing(s, SELF, 14 * DAY, 500_000) } });
+  },
+  'restaked-hours-ago': (now) =>
+    proposerDeployment(now, OTHER_PROPOSER, (s) => {
+      // 3 million AVAX on each peer: the validator holds 0.02 % of the stake, a block every ~75 minutes.
+      const peers = new Set(s.peers.map((p) => p.nodeId));
+      for (const v of s.primaryValidators) if (peers.has(v.nodeId)) v.weight = 3_000_000_000_000_000n;
+      recordConnectivity(s);
+      const v = validatorOf(s, SELF);
+      v.startTime = now - 3 * 3600;
+      v.endTime = v.startTime + 365 * DAY;
+    }),
+  'dead-validator-watched': (now) =>
+    deploy({ validator: { state: liveWorld(now) }, watcher: { state: nonValidatorWorld(now, WATCHER_A), watch: { node_ids: [SELF] } } }),
+  'single-node-p-chain-down': async (now) => {
+    const s = restartedAfterOutage(liveWorld(now), 25 * DAY, now);
+    const v = validatorOf(s, SELF);
+    const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime, uptimePerformance: 75 };
+    const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] }, l1Validators: [] }, maxCalls: 5000 });
+    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+    d.dataApi = dataApi;
     return d;
   },
 };
@@ -583,12 +634,33 @@ async function watchRow(row: MatrixRow, until: number, extra: (a: Alert) => stri
 
 /** Premises: the row's deployment really is what it claims (checked through Prometheus). */
 const PREMISES: Record<string, () => Promise<void>> = {
+  'unreachable-stake': async () => {
+    const c = 'cluster="unreachable-stake"';
+    // info.uptime (AvalancheGo's computation) is under the 90 % requirement; the stake that sees the node says 99 %+.
+    expect(await valueOf(`avax_node_uptime_weighted_average_ratio{${c}}`)).toBeLessThan(0.9);
+    expect(await valueOf(`avax_node_stake_observed_uptime_ratio{${c},stake_quantile="0.5"}`)).toBeGreaterThanOrEqual(0.99);
+    expect(await valueOf(`avax_validator_reward_uptime_threshold_ratio{${c},node_id="${SELF}"}`)).toBeCloseTo(0.9, 6);
+    expect(await valueOf(`avax_node_connected_stake_ratio{${c},chain="P"}`)).toBeCloseTo(0.88, 2);
+  },
+  'renewing-under-requirement': async () => {
+    const c = `cluster="renewing-under-requirement",node_id="${SELF}"`;
+    expect(await valueOf(`avax_validator_renews{${c}}`)).toBe(1);
+    expect(await valueOf(`avax_validator:uptime_ratio:network{${c}}`)).toBeCloseTo(0.6, 2);
+  },
+  'restaked-hours-ago': async () => {
+    const c = `cluster="restaked-hours-ago",node_id="${SELF}"`;
+    expect(await valueOf(`avax_validator_stake_share_ratio{${c}}`)).toBeLessThan(0.001);
+    expect(await valueOf(`time() - avax_validator_last_proposed_block_timestamp_seconds{${c},chain="C"}`)).toBeGreaterThan(DAY);
+    expect(await valueOf(`time() - avax_validator_start_timestamp_seconds{${c},subnet="${PRIMARY_NETWORK_ID}"}`)).toBeLessThan(4 * 3600);
+  },
   'offline-for-hours': async () => {
     const c = 'cluster="offline-for-hours"';
     // The node's own view stays near 100 % and connected; the network's view shows the outage.
     expect(await valueOf(`avax_validator_uptime_ratio{${c},node="validator",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"}`)).toBeGreaterThan(0.99);
     expect(await valueOf(`avax_validator_connected{${c},node="validator",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"}`)).toBe(1);
-    expect(await valueOf(`avax_node_uptime_weighted_average_ratio{${c},node="validator"}`)).toBeCloseTo(0.75, 2);
+    // info.uptime is computed from the peers (75 %) over the total stake, the unreachable part counting 0 %.
+    expect(await valueOf(`avax_node_uptime_weighted_average_ratio{${c},node="validator"}`)).toBeLessThan(0.75);
+    expect(await valueOf(`avax_node_stake_observed_uptime_ratio{${c},node="validator",stake_quantile="0.5"}`)).toBeCloseTo(0.75, 2);
     expect(await valueOf(`avax_validator_uptime_ratio{${c},node="watcher",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"}`)).toBeCloseTo(0.75, 2);
   },
   'rpc-node': async () => {
@@ -597,7 +669,7 @@ const PREMISES: Record<string, () => Promise<void>> = {
   'acp267-at-86': async () => {
     const c = `cluster="acp267-at-86",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"`;
     expect(await valueOf(`avax_validator_reward_uptime_threshold_ratio{${c}}`)).toBeCloseTo(0.9, 6);
-    expect(await valueOf('avax_node_uptime_weighted_average_ratio{cluster="acp267-at-86"}')).toBeCloseTo(0.86, 6);
+    expect(await valueOf('avax_node_stake_observed_uptime_ratio{cluster="acp267-at-86",stake_quantile="0.5"}')).toBeCloseTo(0.86, 6);
   },
   'one-bad-observer': async () => {
     const c = `cluster="one-bad-observer",node_id="${SELF}",subnet="${PRIMARY_NETWORK_ID}"`;
@@ -689,6 +761,20 @@ async function waitActiveOnRecord(cluster: string, nodeId: string, subnet: strin
 
 /** Incidents that start during the window, once the row is running (the alerts to raise are awaited after). */
 const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
+  'l1-validation-removed': async (d) => {
+    await waitActiveOnRecord('l1-validation-removed', SELF, FIXTURE_IDS.l1SubnetId);
+    removedL1Validation((d.nodes['validator'] as FakeNode).state, FIXTURE_IDS.l1ValidationId);
+  },
+  'poa-validator-expired': async (d) => {
+    const subnetId = d.subnetId as string;
+    await waitActiveOnRecord('poa-validator-expired', SELF, subnetId);
+    // The P-Chain's time reaches the staker's end time: the fake's clock removes it from the subnet's set.
+    const staker = (d.nodes['validator'] as FakeNode).state.subnets[subnetId]?.validators.find((v) => v.nodeId === SELF);
+    if (!staker || !('endTime' in staker)) throw new Error('no PoA staker of the node');
+    staker.endTime = Math.floor(Date.now() / 1000);
+  },
+  'dead-validator-watched': (d) => deadValidatorWatched(d),
+  'single-node-p-chain-down': (d) => singleNodePChainDown(d),
   'validation-ended': async (d) => {
     await waitActiveOnRecord('validation-ended', SELF, PRIMARY_NETWORK_ID);
     const s = (d.nodes['validator'] as FakeNode).state;
@@ -731,6 +817,59 @@ const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
     inactiveL1Validator(s, entry.validationId);
   },
 };
+
+/**
+ * The dead-validator-watched row: the validator node dies, the second node sees it disconnected;
+ * both pages rise in Prometheus, and the shipped Alertmanager delivers one: AvaxNodeDown, which
+ * carries the node's id, inhibits AvaxValidatorNotConnected about the same validator.
+ */
+async function deadValidatorWatched(d: Deployment): Promise<void> {
+  const cluster = 'dead-validator-watched';
+  await waitActiveOnRecord(cluster, SELF, PRIMARY_NETWORK_ID);
+  await waitFor(`${cluster}: the validator's id on record`, async () =>
+    (await query(`avax_node_info{cluster="${cluster}",node="validator",node_id="${SELF}"}`)).length === 1 ? true : undefined,
+  );
+  await (d.nodes['validator'] as FakeNode).stop();
+  validatorOf((d.nodes['watcher'] as FakeNode).state, SELF).connected = false;
+  const down = await waitRaised(cluster, { alertname: 'AvaxNodeDown', severity: 'critical', labels: { node: 'validator' } }, true);
+  expect(down.labels['node_id']).toBe(SELF);
+  await waitRaised(cluster, { alertname: 'AvaxValidatorNotConnected', severity: 'critical', labels: { node_id: SELF } }, true);
+  const pages = await waitFor(`${cluster}: Alertmanager to deliver one page for the dead validator`, async () => {
+    if (!am) throw new Error('Alertmanager is not running');
+    const res = await fetch(`${am.url}/api/v2/alerts?${new URLSearchParams([['filter', `cluster="${cluster}"`]]).toString()}`);
+    const list = (await res.json()) as { labels: Record<string, string>; status: { state: string; inhibitedBy: string[] } }[];
+    const notConnected = list.find((a) => a.labels['alertname'] === 'AvaxValidatorNotConnected');
+    const active = list.filter((a) => a.labels['severity'] === 'critical' && a.status.state === 'active');
+    return notConnected?.status.state === 'suppressed' && notConnected.status.inhibitedBy.length > 0 && active.length > 0 ? active : undefined;
+  });
+  expect(pages.map((a) => a.labels['alertname'])).toEqual(['AvaxNodeDown']);
+}
+
+/**
+ * The single-node-p-chain-down row: the network sees the validator under its requirement; then
+ * the node's P-Chain API fails. Its validator series go after the max age, and the page holds on
+ * the Data API's marker and the validation's times on record, past keep_firing_for.
+ */
+async function singleNodePChainDown(d: Deployment): Promise<void> {
+  const cluster = 'single-node-p-chain-down';
+  const page = { alertname: 'AvaxValidatorUptimeLow', severity: 'critical' as const, labels: { node_id: SELF } };
+  await waitRaised(cluster, page, true);
+  (d.nodes['validator'] as FakeNode).setFault('/ext/bc/P', { kind: 'status', status: 503 });
+  await waitFor(`${cluster}: the node's validator series gone`, async () =>
+    (await query(`avax_validator_watched{cluster="${cluster}"} or avax_validator_start_timestamp_seconds{cluster="${cluster}"}`)).length === 0
+      ? true
+      : undefined,
+  );
+  expect(await valueOf(`avax_data_api_validator_status{cluster="${cluster}",node_id="${SELF}",status="active"}`)).toBe(1);
+  expect(await valueOf(`avax_validator:watched:max{cluster="${cluster}",node_id="${SELF}"}`)).toBe(1);
+  // keep_firing_for is 10 s here: 20 s of firing after the node's series went is the Data API's doing.
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
+    const a = (await alertsOf(cluster)).find((x) => matches(x.labels, page));
+    expect(a?.state, 'AvaxValidatorUptimeLow keeps firing while the P-Chain API is down').toBe('firing');
+    await sleep(500);
+  }
+}
 
 /** The node-unreachable row's incident, step by step. */
 async function nodeUnreachable(row: MatrixRow, t0: number): Promise<void> {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import type { FakeNodeState } from '../src/fake/fake-node.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { NODE_SOURCES } from '../src/sources/index.js';
 import { FAILURE_REASONS } from '../src/http/errors.js';
@@ -17,6 +18,9 @@ const SOURCES = NODE_SOURCES.map((s) => s.name);
 const NODE_SOURCES_NO_SUBNET = SOURCES.filter((s) => s !== 'l1_uptime' && s !== 'blockchain_status');
 
 const { fakeNode, daemonFor } = perTestResources();
+
+/** The fixture world's recorded info.uptime (undefined when the world computes it). */
+const givenUptime = (u: FakeNodeState['uptime']) => (u === 'computed' ? undefined : u);
 
 describe('end to end against a fake AvalancheGo node', () => {
   it('serves what the node reports', async () => {
@@ -43,7 +47,10 @@ describe('end to end against a fake AvalancheGo node', () => {
     expect(valueOf(text, 'avax_chain_height', { ...n, chain: 'X' })).toBe(Number(node.state.heights.X));
     expect(valueOf(text, 'avax_chain_height', { ...n, chain: 'C' })).toBe(Number(node.state.heights.C));
     for (const chain of ['P', 'X', 'C', FIXTURE_IDS.l1ChainId]) expect(valueOf(text, 'avax_node_bootstrapped', { ...n, chain })).toBe(1);
-    expect(valueOf(text, 'avax_node_uptime_weighted_average_ratio', n)).toBeCloseTo((node.state.uptime?.weightedAveragePercentage ?? NaN) / 100, 6);
+    expect(valueOf(text, 'avax_node_uptime_weighted_average_ratio', n)).toBeCloseTo(
+      (givenUptime(node.state.uptime)?.weightedAveragePercentage ?? NaN) / 100,
+      6,
+    );
     expect(valueOf(text, 'avax_node_is_validator', n)).toBe(1);
     const self = node.state.primaryValidators.find((v) => v.nodeId === SELF);
     const v = { ...n, node_id: SELF, subnet: PRIMARY_NETWORK_ID };

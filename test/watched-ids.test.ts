@@ -97,8 +97,12 @@ describe('a valid id the node does not know is state, not a failure', () => {
     expect(valueOf(text, 'avax_validator_active', { node: 'fake', node_id: UNKNOWN_NODE, subnet: PRIMARY_NETWORK_ID })).toBe(0);
     // Absent from the set: only its active 0, nothing that would describe a validation.
     expect(seriesOf(text, 'avax_validator_weight', { node_id: UNKNOWN_NODE })).toEqual([]);
-    // The unknown subnet is an empty set (AvalancheGo answers [] for a subnet without validators), the L1 keeps its own.
-    expect(seriesOf(text, 'avax_validator_active', { subnet: UNKNOWN_SUBNET })).toEqual([]);
+    // The unknown subnet is an empty set (AvalancheGo answers [] for a subnet without validators), the L1 keeps its own:
+    // the watched ids are watched there too, so they read active 0 (a validator removed from a watched subnet is not silent).
+    const unknownSet = seriesOf(text, 'avax_validator_active', { subnet: UNKNOWN_SUBNET });
+    expect(unknownSet.map((x) => x.labels['node_id']).sort()).toEqual([SELF, UNKNOWN_NODE].sort());
+    expect(unknownSet.map((x) => x.value)).toEqual([0, 0]);
+    expect(seriesOf(text, 'avax_validator_weight', { subnet: UNKNOWN_SUBNET })).toEqual([]);
     expect(valueOf(text, 'avax_exporter_validators_omitted', { node: 'fake', subnet: UNKNOWN_SUBNET })).toBe(0);
     expect(seriesOf(text, 'avax_validator_active', { node: 'fake', subnet: L1 }).length).toBeGreaterThan(0);
     expect(valueOf(text, 'avax_l1_validation_found', { node: 'fake', validation_id: FIXTURE_IDS.l1ValidationId })).toBe(1);

@@ -240,6 +240,7 @@ export class Fleet {
           transport,
           store,
           nodes: nodeList,
+          probeNodeIds: [...new Set(cfg.probe.targets.flatMap((t) => t.watch.nodeIds))],
           jitter,
           userAgent: `avax-exporter/${BUILD.version}`,
           onRound: this.#onRound,

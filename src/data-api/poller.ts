@@ -37,11 +37,14 @@ export function chooseNetwork(configured: DataApiNetwork | undefined, nodes: rea
 
 /**
  * The validator ids to ask the Data API about: each node's watch list, or the
- * node's own id once it is known. A node's own id is only about the network
- * that node is on, so it is left out when that is not the Data API's network.
+ * node's own id once it is known, and `extra` (the ids the `/probe` targets
+ * watch: in probe or sharded mode the nodes are probe targets, not configured
+ * nodes, and would otherwise leave the Data API nothing to ask). A node's own
+ * id is only about the network that node is on, so it is left out when that
+ * is not the Data API's network.
  */
-export function watchedNodeIds(nodes: readonly NodeFacts[], network: DataApiNetwork): string[] {
-  const ids = new Set<string>();
+export function watchedNodeIds(nodes: readonly NodeFacts[], network: DataApiNetwork, extra: readonly string[] = []): string[] {
+  const ids = new Set<string>(extra);
   for (const n of nodes) {
     if (n.node.watch.nodeIds.length > 0) for (const id of n.node.watch.nodeIds) ids.add(id);
     else if (n.known.nodeId !== undefined && n.known.networkId === networkIdOf(network)) ids.add(n.known.nodeId);
@@ -58,6 +61,8 @@ export interface DataApiPollerOptions {
   store: StateStore;
   /** The node pollers whose node ids and network it follows. */
   nodes: readonly NodeFacts[];
+  /** Validator ids the `/probe` targets watch (the global `--watch.node-id`), asked about as well. */
+  probeNodeIds?: readonly string[];
   jitter?: number;
   userAgent?: string;
   onRound: (name: string, transitions: StateTransition[]) => void;
@@ -105,7 +110,7 @@ export class DataApiPoller extends Poller<DataApiContext> {
       makeContext: (deadline, round) => {
         // Only called once started, which needs the network.
         const network = facts.network as DataApiNetwork;
-        return { deadline, round, client, network, nodeIds: watchedNodeIds(opts.nodes, network), maxPages: opts.config.maxPages, addresses };
+        return { deadline, round, client, network, nodeIds: watchedNodeIds(opts.nodes, network, opts.probeNodeIds), maxPages: opts.config.maxPages, addresses };
       },
     });
     this.client = client;

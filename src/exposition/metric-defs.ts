@@ -307,13 +307,13 @@ export const METRICS = {
   },
   avax_validator_active: {
     type: 'gauge',
-    help: '1 when the validator is in the current set and active; 0 when watched but absent, or when it is an L1 validator the P-Chain deactivated (balance 0: its fee balance ran out, it no longer validates).',
+    help: '1 when the validator is in the current set and active; 0 when watched but absent (on the primary network and on each watched subnet: an L1 validation its validator manager removed, a permissioned subnet validator past its end time), or when it is an L1 validator the P-Chain deactivated (balance 0: its fee balance ran out, it no longer validates).',
     labels: V,
     source: 'platform.getCurrentValidators',
   },
   avax_validator_renews: {
     type: 'gauge',
-    help: '1 when the primary-network validation continues past avax_validator_end_timestamp_seconds: an auto-renewed validation (ACP-236 style, from Helicon) with a next period; its end time is then only the end of the current cycle. 0 for a validation that ends then (not auto-renewed, or auto-renewed with a next period of 0).',
+    help: '1 when the primary-network validation is set to continue past avax_validator_end_timestamp_seconds: an auto-renewed validation (ACP-236 style, from Helicon) with a next period; its end time is then only the end of the current cycle. It renews only if the network commits its reward: a cycle that ends under its uptime requirement removes the validation (the abort branch), next period or not. 0 for a validation that ends then (not auto-renewed, or auto-renewed with a next period of 0).',
     labels: V,
     source: 'platform.getCurrentValidators nextPeriod',
   },
@@ -436,6 +436,12 @@ export const METRICS = {
     help: 'Status of each chain of a watched subnet on this node, as platform.getBlockchainStatus answers it; a state set: one series per status, 1 for the current one, 0 for the others. Validating: the node runs the chain and the P-Chain lists it as a validator of the subnet. Syncing: it runs the chain but is not a validator of the subnet. Created: the chain exists on the P-Chain but the node does not run it (it does not track the subnet). Preferred: the chain is only in the preferred, not yet accepted, P-Chain block. Unknown: the P-Chain does not know the chain.',
     labels: ['node', 'subnet', 'chain', 'status'],
     source: 'platform.getBlockchains, platform.getBlockchainStatus',
+  },
+  avax_node_chain_vm_info: {
+    type: 'gauge',
+    help: 'The VM of each chain of a watched subnet the node runs (Validating or Syncing on avax_node_blockchain_status); always 1. vm is the VM id, as info.getNodeVersion vmVersions names a plugin without an alias, so the plugins a node runs can be told from the ones it merely has installed.',
+    labels: ['node', 'subnet', 'chain', 'vm'],
+    source: 'platform.getBlockchains vmID, platform.getBlockchainStatus',
   },
   avax_node_subnet_chains: {
     type: 'gauge',

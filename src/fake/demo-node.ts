@@ -309,7 +309,8 @@ class DemoSimulation {
 
   private driftUptimes(s: FakeNodeState): void {
     const rng = this.rng;
-    if (s.uptime) {
+    // The demo's node answers a recorded, drifting info.uptime (its peers are a sample, not the network).
+    if (s.uptime && s.uptime !== 'computed') {
       const w = clamp(s.uptime.weightedAveragePercentage + (rng() - 0.5) * 0.04, 98.5, 99.99);
       s.uptime.weightedAveragePercentage = w;
       // Stake that considers us above 80 % uptime: all of it unless we had a bad spell.

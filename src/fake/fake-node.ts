@@ -15,6 +15,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import { FakeHttpServer, bindServer, type BoundServer } from './fake-server.js';
 import { defaultFakeState, isCb58Id, isCb58NodeId, PRIMARY_NETWORK_ID } from './fake-data.js';
 import { extMetricsText } from './ext-metrics.js';
+import { advancePChain, nodeUptime } from './p-chain-clock.js';
 
 // ---------------------------------------------------------------------------------------------
 // State model
@@ -301,8 +302,20 @@ export interface FakeNodeState {
   /** Liveness checks (`/ext/health/liveness`); empty on a real node. */
   liveness: Record<string, FakeCheck>;
   peers: FakePeer[];
-  /** null = this node is not a validator (info.uptime errors). */
-  uptime: FakeUptime | null;
+  /**
+   * info.uptime. `'computed'`: computed from the peers and the validator set as AvalancheGo's
+   * network/network.go NodeUptime does (see nodeUptime in p-chain-clock.ts; "not a validator"
+   * when the node is not in the set); the live worlds of the tests and the matrix use it. A
+   * value: the answer recorded in the reference fixtures (a mainnet node's, whose 1,700 peers
+   * the fixture world does not hold); null = this node is not a validator (info.uptime errors).
+   */
+  uptime: FakeUptime | null | 'computed';
+  /**
+   * The P-Chain's time moves with the clock: validations past their end time leave the set,
+   * renew, or are removed (ACP-236 abort), as advancePChain in p-chain-clock.ts computes them
+   * before each request. Off in the fixture world, whose validations ended months ago.
+   */
+  pChainClock?: boolean;
   upgrades: FakeUpgrades;
   /** ACP number (as a string key) → tally. Empty at v1.14.2. */
   acps: Record<string, FakeAcp>;
@@ -672,6 +685,7 @@ export class FakeNode extends FakeHttpServer {
     const httpMethod = req.method ?? 'GET';
 
     const call: FakeCall = { path, query, httpMethod, at: Date.now() };
+    if (this.state.pChainClock) advancePChain(this.state, Math.floor(call.at / 1000));
     const peek = peekRpc(body);
     if (peek.method !== undefined) call.rpcMethod = peek.method;
     if (peek.hasParams) call.params = peek.params;
@@ -1096,7 +1110,8 @@ export class FakeNode extends FakeHttpServer {
         };
       },
       Uptime: () => () => {
-        const u = s().uptime;
+        const given = s().uptime;
+        const u = given === 'computed' ? nodeUptime(s()) : given;
         if (u === null) throw new RpcError("couldn't get node uptime: node is not a validator");
         return {
           rewardingStakePercentage: pct64(u.rewardingStakePercentage),

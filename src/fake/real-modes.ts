@@ -8,7 +8,7 @@
  * real node does, not only against its wire shapes.
  */
 import type { FakeCheck, FakeL1Uptime, FakeNodeState } from './fake-node.js';
-import { idFrom, PRIMARY_NETWORK_ID } from './fake-data.js';
+import { createPrng, idFrom, PRIMARY_NETWORK_ID, randomNodeId } from './fake-data.js';
 import { rfc3339Nano } from './fake-node.js';
 
 /**
@@ -163,7 +163,8 @@ export function restartedAfterOutage(state: FakeNodeState, offlineSeconds: numbe
   self.uptime = Math.max(self.uptime, 99.9);
   self.connected = true;
   const seen = networkViewAfterOutage(self.startTime, offlineSeconds, nowSec);
-  state.uptime = { weightedAveragePercentage: seen * 100, rewardingStakePercentage: seen >= requirement ? 100 : 0 };
+  // A world that computes info.uptime (network/network.go NodeUptime) derives it from the peers' views set here.
+  if (state.uptime !== 'computed') state.uptime = { weightedAveragePercentage: seen * 100, rewardingStakePercentage: seen >= requirement ? 100 : 0 };
   for (const p of state.peers) p.observedUptime = Math.floor(seen * 100);
   return state;
 }
@@ -258,4 +259,47 @@ export function chainSyncing(state: FakeNodeState, subnetId: string): FakeNodeSt
   const sub = state.subnets[subnetId];
   if (sub) sub.validators = sub.validators.filter((v) => v.nodeId !== state.nodeId);
   return state;
+}
+
+/**
+ * An L1 validation its validator manager removed: a SetL1ValidatorWeightTx
+ * with weight 0 deletes the L1 validator from the P-Chain state and refunds
+ * its remaining balance (vms/platformvm/txs/executor/standard_tx_executor.go
+ * SetL1ValidatorWeightTx, `msg.Weight == 0`). From then on
+ * platform.getCurrentValidators does not list it, platform.getL1Validator
+ * answers "not found", and the L1's validators API (Subnet-EVM, from the
+ * P-Chain's view) no longer lists it. Nothing reports it as inactive: it is
+ * simply gone.
+ */
+export function removedL1Validation(state: FakeNodeState, validationId: string): FakeNodeState {
+  for (const sub of Object.values(state.subnets)) sub.validators = sub.validators.filter((v) => !('validationId' in v) || v.validationId !== validationId);
+  for (const [chain, list] of Object.entries(state.l1Uptimes)) state.l1Uptimes[chain] = list.filter((v) => v.validationId !== validationId);
+  return state;
+}
+
+/**
+ * A permissioned (PoA) subnet, not converted to an L1, whose validators are
+ * legacy stakers with an end time (AddSubnetValidatorTx). When the P-Chain's
+ * time passes a staker's end time it is removed without a reward
+ * (vms/platformvm/txs/executor/state_changes.go AdvanceTimeTo: "Remove any
+ * current stakers whose [EndTime] <= [newChainTime]", permissioned stakers
+ * first); the fake's P-Chain clock (`pChainClock`, advancePChain in
+ * p-chain-clock.ts) does the same. Adds the subnet with the node as a staker
+ * ending at `endTime` and another staker; returns the subnet id.
+ */
+export function poaSubnet(state: FakeNodeState, name: string, endTime: number, nowSec = Math.floor(Date.now() / 1000)): string {
+  const subnetId = idFrom(`poa-subnet:${name}`);
+  const staker = (nodeId: string, end: number) => ({
+    txId: idFrom(`poa-staker:${name}:${nodeId}`),
+    nodeId,
+    startTime: nowSec - 30 * 86_400,
+    endTime: end,
+    weight: 100n,
+  });
+  state.subnets[subnetId] = {
+    l1: false,
+    chains: [],
+    validators: [staker(state.nodeId, endTime), staker(randomNodeId(createPrng(name.length + 4242)), nowSec + 200 * 86_400)],
+  };
+  return subnetId;
 }

@@ -316,4 +316,77 @@ export const MATRIX: MatrixRow[] = [
     never: [{ alertname: 'AvaxNodeDown' }, { alertname: 'AvaxNodeSendFailRateHigh' }],
     silent: QUIET,
   },
+  // Issue 22 (points 1, 3, 4, 7, 8, 9): conditions every mainnet operator meets.
+  {
+    cluster: 'unreachable-stake',
+    deployment:
+      'A validator under the 90 % rule (started after Helicon) whose node cannot reach 12 % of the stake (their outage, a partition); every connected validator sees it at 99–100 %. info.uptime is computed as AvalancheGo does (`uptime: computed`): about 88 %',
+    incident: 'The node is badly connected: 88 % of the stake; its reward is not at risk',
+    raised: [{ alertname: 'AvaxNodeLowConnectedStake', severity: 'warning', evidence: 'poll' }],
+    never: [{ alertname: 'AvaxValidatorUptimeLow' }, { alertname: 'AvaxValidatorRewardLost' }, { alertname: 'AvaxValidatorDowntimeBudgetLow' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'l1-validation-removed',
+    deployment:
+      'A validator that also validates an L1 (`--watch.subnet-id`); its validator manager removes its L1 validation (`removedL1Validation`: weight 0)',
+    incident: 'The L1 validation is gone from the set: not inactive, simply not listed',
+    raised: [{ alertname: 'AvaxValidatorLeftSet', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxL1ValidatorInactive' }],
+    // The node no longer validates the L1, so its chain reads Syncing from the round the set drops
+    // it; a round whose validators poll is late can show both for a moment (pending, never firing).
+    silent: ['warning'],
+  },
+  {
+    cluster: 'poa-validator-expired',
+    deployment: 'A validator that also validates a permissioned (PoA) subnet (`poaSubnet`, `--watch.subnet-id`); its subnet validation reaches its end time',
+    incident: 'The P-Chain removes the expired PoA validator from the subnet set (`pChainClock`)',
+    raised: [{ alertname: 'AvaxValidatorLeftSet', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxValidatorUptimeLow' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'renewing-under-requirement',
+    deployment:
+      'A validator auto-renewing (`autoRenewing`: next period 14 days), 11 days into a 14-day cycle, that the connected stake sees at 60 % (requirement 80 %)',
+    incident: 'At the end of its cycle the P-Chain removes the validation instead of renewing it (ACP-236 abort path)',
+    raised: [
+      { alertname: 'AvaxValidationEndingSoon', severity: 'warning', evidence: 'poll' },
+      { alertname: 'AvaxValidatorRewardLost', severity: 'warning', evidence: 'poll' },
+    ],
+    never: [{ alertname: 'AvaxValidatorRewardLost', severity: 'info' }],
+    silent: ['critical'],
+  },
+  {
+    cluster: 'restaked-hours-ago',
+    deployment:
+      'A validator with the Data API, re-staked 3 hours ago with 0.02 % of the stake; its last C-Chain block belongs to its previous validation, months ago; the C-Chain moves (a block a second), proposed by others',
+    raised: [],
+    never: [{ alertname: 'AvaxValidatorProposerDrought' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'dead-validator-watched',
+    deployment: 'A validator, and a second node watching it by id (`--watch.node-id`); the validator node dies',
+    incident:
+      'The validator cannot be polled, and the second node sees it disconnected: AvaxNodeDown (with its node id) and AvaxValidatorNotConnected both fire; the shipped Alertmanager inhibits the second: one page',
+    raised: [
+      { alertname: 'AvaxNodeDown', severity: 'critical', firing: true, evidence: 'failed-poll' },
+      { alertname: 'AvaxValidatorNotConnected', severity: 'critical', firing: true, evidence: 'poll' },
+    ],
+    never: [{ alertname: 'AvaxValidatorLeftSet' }],
+    silent: [],
+  },
+  {
+    cluster: 'single-node-p-chain-down',
+    deployment:
+      'A single-node operator: one validator, default watch, with the Data API; the network (its peers, the Data API) sees it at 75 % after an outage (80 % requirement)',
+    incident: "The node's P-Chain API fails (503) for an hour: its validator series go, the Data API keeps the validator watched and judged",
+    raised: [
+      { alertname: 'AvaxValidatorUptimeLow', severity: 'critical', firing: true, evidence: 'poll' },
+      { alertname: 'AvaxSourceDown', severity: 'warning', evidence: 'failed-poll' },
+    ],
+    never: [{ alertname: 'AvaxValidatorLeftSet' }, { alertname: 'AvaxNodeDown' }],
+    silent: [],
+  },
 ];

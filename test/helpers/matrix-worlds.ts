@@ -6,7 +6,8 @@
  * src/fake/real-modes.ts.
  */
 import type { FakeNodeState, FakeValidator } from '../../src/fake/fake-node.js';
-import { rfc3339Nano } from '../../src/fake/fake-node.js';
+import { rfc3339Nano, setChainNetworkingIn } from '../../src/fake/fake-node.js';
+import { stakeOf } from '../../src/fake/p-chain-clock.js';
 import { createPrng, defaultFakeState, FIXTURE_IDS, fixtureValidatorFor, idFrom, randomNodeId } from '../../src/fake/fake-data.js';
 import { pluginVmMode } from '../../src/fake/real-modes.js';
 
@@ -51,7 +52,77 @@ export function liveWorld(nowSec: number): FakeNodeState {
   s.validatorFeeState.timestamp = now;
   // The fixture node runs the fixture L1's chain, so it has the Subnet-EVM plugin (info.getNodeVersion vmVersions).
   pluginVmMode(s, FIXTURE_IDS.subnetEvmVmId, SUBNET_EVM_VERSION);
+  stakedNetwork(s, nowSec);
   return s;
+}
+
+/** Stake of each fixture peer in the live world, nAVAX: together they are most of the primary network's stake. */
+export const PEER_STAKE = 20_000_000_000_000n;
+
+/**
+ * The live world's primary network: each fixture peer is a validator of
+ * {@link PEER_STAKE} that sees the node up (its observedUptime 99 or 100, as
+ * healthy peers report), so info.uptime is COMPUTED from them and the set
+ * (`uptime: 'computed'`, network/network.go NodeUptime) and the P-Chain's
+ * time moves (`pChainClock`: validations end, renew or are removed).
+ * The fixture's disconnected validator stays the stake the node cannot reach.
+ */
+function stakedNetwork(s: FakeNodeState, nowSec: number): void {
+  s.peers.forEach((p, i) => {
+    p.observedUptime = i === 0 ? 100 : 99;
+    if (!s.primaryValidators.some((v) => v.nodeId === p.nodeId)) {
+      const v = fixtureValidatorFor(p.nodeId, PEER_STAKE);
+      rebase(v, nowSec);
+      s.primaryValidators.push(v);
+    }
+  });
+  s.uptime = 'computed';
+  s.pChainClock = true;
+  recordConnectivity(s);
+}
+
+/**
+ * Adds primary validators the node is not connected to (not among its peers,
+ * listed as disconnected in its P-Chain health check) until they hold `share`
+ * of the stake, and sets the check's percentConnected to what remains
+ * (snow/networking/handler/health.go reports the connected share of the
+ * chain's validator stake; the node counts itself connected). Their owners'
+ * outage, a partition: from this node, their stake counts 0 % in info.uptime.
+ */
+export function unreachableStake(s: FakeNodeState, share: number): string[] {
+  const stakes = s.primaryValidators.map((v) => ({ v, w: stakeOf(v) }));
+  const connected = new Set([s.nodeId, ...s.peers.map((p) => p.nodeId)]);
+  const total = stakes.reduce((t, x) => t + x.w, 0n);
+  const away = stakes.filter((x) => !connected.has(x.v.nodeId)).reduce((t, x) => t + x.w, 0n);
+  // (away + x) / (total + x) = share
+  const extra = BigInt(Math.ceil((share * Number(total) - Number(away)) / (1 - share)));
+  const rng = createPrng(1212);
+  const ids: string[] = [];
+  const parts = 4n;
+  for (let i = 0n; i < parts && extra > 0n; i++) {
+    const v = fixtureValidatorFor(randomNodeId(rng), extra / parts);
+    v.startTime = s.primaryValidators[0]?.startTime ?? v.startTime;
+    v.endTime = s.primaryValidators[0]?.endTime ?? v.endTime;
+    v.connected = false;
+    v.uptime = 0;
+    s.primaryValidators.push(v);
+    ids.push(v.nodeId);
+  }
+  recordConnectivity(s);
+  return ids;
+}
+
+/**
+ * The P-Chain health check's networking part as the node computes it from its
+ * peers (snow/networking/handler/health.go): the validators it is not
+ * connected to, and the connected share of the stake (itself included).
+ */
+export function recordConnectivity(s: FakeNodeState): void {
+  const connected = new Set([s.nodeId, ...s.peers.map((p) => p.nodeId)]);
+  const all = s.primaryValidators.reduce((t, v) => t + stakeOf(v), 0n);
+  const reachable = s.primaryValidators.filter((v) => connected.has(v.nodeId)).reduce((t, v) => t + stakeOf(v), 0n);
+  const down = s.primaryValidators.filter((v) => !connected.has(v.nodeId)).map((v) => v.nodeId);
+  setChainNetworkingIn(s, 'P', down, all > 0n ? Number(reachable) / Number(all) : 1);
 }
 
 function rebase(v: FakeValidator, nowSec: number): void {

@@ -455,19 +455,24 @@ export function checkQueries(refs: QueryRef[], known: KnownNames): Problem[] {
       continue;
     }
     for (const sel of selectors) {
-      if (sel.name === undefined) {
+      // `{__name__=~"a|b", …}`: a list of metric names, each checked as its own selector.
+      const listed = sel.matchers.find((m) => m.label === '__name__' && m.op === '=~' && /^[A-Za-z_:][\w:]*(\|[A-Za-z_:][\w:]*)*$/.test(m.value));
+      const names = sel.name !== undefined ? [sel.name] : listed ? listed.value.split('|') : [];
+      if (names.length === 0) {
         problems.push({ where: ref.where, message: `selector without a metric name: ${JSON.stringify(sel.matchers)}` });
         continue;
       }
-      const def = Object.hasOwn(known.metrics, sel.name) ? known.metrics[sel.name] : undefined;
-      if (!def && !known.records.has(sel.name) && !known.builtins.has(sel.name)) {
-        problems.push({ where: ref.where, message: `unknown metric ${sel.name}` });
-        continue;
+      for (const name of names) {
+        const def = Object.hasOwn(known.metrics, name) ? known.metrics[name] : undefined;
+        if (!def && !known.records.has(name) && !known.builtins.has(name)) {
+          problems.push({ where: ref.where, message: `unknown metric ${name}` });
+          continue;
+        }
+        if (def)
+          for (const m of sel.matchers)
+            if (m.label !== '__name__' && !def.labels.includes(m.label) && !TARGET_LABELS.has(m.label))
+              problems.push({ where: ref.where, message: `${name} has no label ${m.label} (labels: ${def.labels.join(', ') || 'none'})` });
       }
-      if (def)
-        for (const m of sel.matchers)
-          if (m.label !== '__name__' && !def.labels.includes(m.label) && !TARGET_LABELS.has(m.label))
-            problems.push({ where: ref.where, message: `${sel.name} has no label ${m.label} (labels: ${def.labels.join(', ') || 'none'})` });
     }
   }
   // A name used twice in one query (e.g. a value and its `or` fallback) is one problem.

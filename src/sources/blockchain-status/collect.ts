@@ -15,6 +15,12 @@ export function collectBlockchainStatus(v: BlockchainStatusValue, node: string):
     for (const status of BLOCKCHAIN_STATUSES)
       out.push(sample('avax_node_blockchain_status', { node, subnet: c.subnetId, chain: c.chain, status }, bit(c.status === status)));
   }
+  // The VM of each chain the node runs: the plugins it actually runs, of all it has installed
+  // (info.getNodeVersion vmVersions lists every installed VM: vms/manager.go).
+  for (const c of v.chains) {
+    const vm = v.chainVms?.[c.chain];
+    if (vm !== undefined && RUNNING_STATUSES.has(c.status)) out.push(sample('avax_node_chain_vm_info', { node, subnet: c.subnetId, chain: c.chain, vm }, 1));
+  }
   for (const [subnet, chains] of Object.entries(v.subnetChains)) {
     out.push(sample('avax_node_subnet_chains', { node, subnet }, chains.length));
     const tracks = v.chains.some((c) => c.subnetId === subnet && RUNNING_STATUSES.has(c.status));

@@ -24,17 +24,23 @@ export const getBlockchainStatusResult = z.object({
  * lists the chains of a subnet the node does not track: exactly the ones
  * whose status says so.
  */
-async function watchedBlockchains(ctx: PollContext, previous: SubnetBlockchains | undefined): Promise<SubnetBlockchains> {
+async function watchedBlockchains(
+  ctx: PollContext,
+  previous: Pick<BlockchainStatusValue, 'subnetChains' | 'chainVms'> | undefined,
+): Promise<{ subnetChains: SubnetBlockchains; chainVms?: Record<string, string> }> {
   const subnetIds = ctx.node.watch.subnetIds;
-  const known = previous ?? {};
+  const known = previous?.subnetChains ?? {};
   const refresh = ctx.round % SLOW_REFRESH_ROUNDS === 0 || subnetIds.some((s) => !(s in known));
-  if (!refresh) return known;
+  if (!refresh && previous) return previous;
   const r = await ctx.rpc.call('/ext/P', 'platform.getBlockchains', {}, getBlockchainsResult, ctx.deadline);
   const out: SubnetBlockchains = {};
+  const chainVms: Record<string, string> = {};
   for (const s of subnetIds) {
-    out[s] = [...new Set(r.blockchains.filter((b) => b.subnetID === s).map((b) => b.id))].sort();
+    const mine = r.blockchains.filter((b) => b.subnetID === s);
+    out[s] = [...new Set(mine.map((b) => b.id))].sort();
+    for (const b of mine) chainVms[b.id] = b.vmID;
   }
-  return out;
+  return { subnetChains: out, chainVms };
 }
 
 /**
@@ -48,7 +54,7 @@ export const blockchainStatusSource = defineSource<BlockchainStatusValue>({
   name: 'blockchain_status',
   appliesTo: (node) => node.watch.subnetIds.length > 0,
   async poll(ctx, previous) {
-    const subnetChains = await watchedBlockchains(ctx, previous?.subnetChains);
+    const { subnetChains, chainVms } = await watchedBlockchains(ctx, previous);
     const targets = Object.entries(subnetChains).flatMap(([subnetId, chains]) => chains.map((chain) => ({ subnetId, chain })));
     const chains = await Promise.all(
       targets.map(async ({ subnetId, chain }): Promise<ChainStatus> => {
@@ -56,7 +62,7 @@ export const blockchainStatusSource = defineSource<BlockchainStatusValue>({
         return { subnetId, chain, status: r.status };
       }),
     );
-    return { chains, subnetChains };
+    return chainVms ? { chains, subnetChains, chainVms } : { chains, subnetChains };
   },
   collect: collectBlockchainStatus,
   changes: blockchainStatusChanges,

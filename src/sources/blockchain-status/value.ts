@@ -35,4 +35,6 @@ export interface BlockchainStatusValue {
   chains: ChainStatus[];
   /** Chains of each watched subnet as the P-Chain lists them, cached between slow refreshes. */
   subnetChains: SubnetBlockchains;
+  /** The VM id of each of those chains (platform.getBlockchains vmID), refreshed with them. */
+  chainVms?: Record<string, string>;
 }

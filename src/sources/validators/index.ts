@@ -205,8 +205,11 @@ export const validatorsSource = defineSource<ValidatorsValue>({
     ]);
     const max = ctx.node.watch.maxValidators;
     const out: SubnetValidators[] = [capValidators(PRIMARY_NETWORK_ID, primary, watched, max)];
+    // The watched ids are watched on each watched subnet too, so an L1 validation its validator
+    // manager removed, or a permissioned (PoA) subnet validator past its end time, reads
+    // `avax_validator_active 0` there instead of simply disappearing (AvaxValidatorLeftSet).
     ctx.node.watch.subnetIds.forEach((subnetId, i) => {
-      out.push(capValidators(subnetId, subnets[i] ?? [], [], max));
+      out.push(capValidators(subnetId, subnets[i] ?? [], watched, max));
     });
     mergeValidations(out, found);
     const value: ValidatorsValue = { subnets: out, observedAt, operatorWatched: { ids: watched, ownIdByDefault: ctx.node.watch.nodeIds.length === 0 } };
