@@ -9,7 +9,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams, type SpawnSyncReturns } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/promql-contract.js';
@@ -103,6 +103,24 @@ describe('single executable', () => {
     const bad = run(['--config.check', '--config.file=bad.yml']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('nodes[0].url');
+  });
+
+  it('answers as the exporter run from its sources does (npm start): --help, --config.check, a bad flag', () => {
+    const tsx = join(ROOT, 'node_modules/.bin/tsx');
+    for (const args of [['--help'], ['--config.check', '--config.file=config.yml'], ['--config.check', '--no-such-flag=1']]) {
+      const fromSources = spawnSync(tsx, [join(ROOT, 'src/cli.ts'), ...args], {
+        cwd: runDir,
+        env: { ...bare, PATH: dirname(process.execPath) },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      const r = run(args);
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }, args.join(' ')).toEqual({
+        status: fromSources.status,
+        stdout: fromSources.stdout,
+        stderr: fromSources.stderr,
+      });
+    }
   });
 
   describe('--demo with pretty logs and basic auth', () => {
