@@ -71,7 +71,11 @@ try {
 
   const blob = join(work, 'sea-prep.blob');
   const seaConfig = join(work, 'sea-config.json');
-  writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }, null, 2));
+  // Files the exporter reads from the executable at run time (`node:sea` getAsset), as it would read them
+  // from node_modules: bcryptjs's self-contained UMD build, the code of the bcrypt worker threads
+  // (src/server/bcrypt-pool.ts starts them from inline code; without the asset it compares in-process).
+  const assets = { 'bcryptjs.js': createRequire(import.meta.url).resolve('bcryptjs') };
+  writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
   run(process.execPath, ['--experimental-sea-config', seaConfig], 'node --experimental-sea-config');
 
   mkdirSync(dirname(out), { recursive: true });
