@@ -251,12 +251,26 @@ describe('alert conventions', () => {
     }
   });
 
-  it('only the exporter-down alerts select on the job label', () => {
+  it('only avax_exporter:up:selected selects on the job label, and the exporter-down alerts read it', () => {
+    // One selector to change for a job named otherwise (a ServiceMonitor without jobLabel names its job after the Service).
     for (const r of rules) {
       const usesJob = /\bjob\s*=~?/.test(r.expr);
-      const allowed = r.alert === 'AvaxExporterDown' || r.alert === 'AvaxExporterAbsent';
+      const allowed = r.record === 'avax_exporter:up:selected';
       expect(usesJob, `${r.alert ?? r.record}: ${r.expr}`).toBe(allowed);
-      if (allowed) expect(r.expr).toContain('up{job=~"avax-exporter.*"}');
+      if (allowed) expect(r.expr.trim()).toBe('up{job=~"avax-exporter.*"}');
+    }
+    const selector = rules.find((r) => r.record === 'avax_exporter:up:selected');
+    expect(selector?.group).toBe('avax-exporter.exporter');
+    for (const name of ['AvaxExporterDown', 'AvaxExporterAbsent']) {
+      const a = alerts.find((x) => x.alert === name);
+      expect(a?.expr, name).toMatch(/\bavax_exporter:up:selected\b/);
+      expect(a?.expr, name).not.toMatch(/\bup\{/);
+      // Evaluated after the record in the same group, so it reads this round's value.
+      const g = groups.find((x) => x.name === 'avax-exporter.exporter')?.rules ?? [];
+      expect(
+        g.findIndex((r) => r.alert === name),
+        name,
+      ).toBeGreaterThan(g.findIndex((r) => r.record === 'avax_exporter:up:selected'));
     }
   });
 

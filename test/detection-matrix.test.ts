@@ -801,7 +801,7 @@ describe('the detection matrix: the shipped rules in a real Prometheus, one depl
     const since = Math.max(...readyAt.values());
     const all = (await query(`last_over_time(ALERTS[${formatPromDuration(Date.now() - since)}])`)).map((s) => s.metric);
     expect(all.length, 'the matrix raised alerts').toBeGreaterThan(0);
-    // AvaxExporterAbsent is `absent(up{…})`: no target at all, so no target labels; it must not have been raised.
+    // AvaxExporterAbsent is `absent(avax_exporter:up:selected)`: no target at all, so no target labels; it must not have been raised.
     expect(all.filter((l) => !l['cluster']).map(describeAlert)).toEqual([]);
     expect(MATRIX.map((r) => r.cluster)).toEqual(expect.arrayContaining([...new Set(all.map((l) => l['cluster'] as string))]));
   });
