@@ -7,7 +7,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', '.tmp/', 'coverage/', 'node_modules/'] },
+  { ignores: ['dist/', 'build/', '.tmp/', 'coverage/', 'node_modules/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

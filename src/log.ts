@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 
 /** Header names whose values are secrets wherever they appear (the Data API key headers of the service and of its spec). */
 const SECRET_HEADERS = ['authorization', 'Authorization', 'x-glacier-api-key', 'x-service-api-key'];
@@ -12,8 +13,9 @@ function headerPaths(name: string): string[] {
 export const REDACT_PATHS = [...SECRET_HEADERS.flatMap(headerPaths), 'apiKey', '*.apiKey', 'password', '*.password', 'dataApi.key', '*.dataApi.key'];
 
 /**
- * Creates the daemon's logger: JSON lines by default, pino-pretty when asked.
- * `secretHeaders` adds header names to redact (a configured Data API key header).
+ * Creates the daemon's logger: JSON lines by default, pino-pretty's format when asked.
+ * `destination` receives the lines (standard output when not given); `secretHeaders` adds header
+ * names to redact (a configured Data API key header).
  */
 export function createLogger(opts: { level: string; format: 'json' | 'pretty'; destination?: DestinationStream; secretHeaders?: readonly string[] }): Logger {
   const extra = (opts.secretHeaders ?? []).filter((h) => !SECRET_HEADERS.includes(h)).flatMap((h) => [...headerPaths(h), ...headerPaths(h.toLowerCase())]);
@@ -23,11 +25,16 @@ export function createLogger(opts: { level: string; format: 'json' | 'pretty'; d
     redact: { paths: [...new Set([...REDACT_PATHS, ...extra])], censor: '<secret>' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (opts.destination) return pino(base, opts.destination);
   if (opts.format === 'pretty') {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: process.stdout.isTTY, translateTime: 'SYS:standard' } } });
+    // pino-pretty's formatter run in this thread, line by line, into a synchronous destination: not its
+    // transport, a worker thread that loads pino-pretty by file path, which the single executable (a
+    // bundle without node_modules) cannot do. Same options as the transport had; an undefined `colorize`
+    // (no TTY) leaves pino-pretty's own colour detection, as the transport's JSON-encoded options did.
+    const prettify = prettyFactory({ translateTime: 'SYS:standard', ...(process.stdout.isTTY ? { colorize: true } : {}) });
+    const out = opts.destination ?? pino.destination({ dest: 1, sync: true });
+    return pino(base, { write: (line: string) => void out.write(prettify(line)) });
   }
-  return pino(base);
+  return opts.destination ? pino(base, opts.destination) : pino(base);
 }
 
 export type { Logger };

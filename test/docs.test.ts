@@ -119,7 +119,7 @@ describe('README', () => {
 
   it('starts with what the exporter is for, then its two commands: run the demo, run the tests', () => {
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-    expect(headings).toEqual(['Two commands', 'Point it at a real node', 'Where everything else lives']);
+    expect(headings).toEqual(['Two commands', 'Install', 'Point it at a real node', 'Where everything else lives']);
     expect(commands).toEqual(['npm ci && npm start -- --demo', 'npm test']);
     // A newcomer's first screen, not the reference: that lives in docs/.
     expect(readme.length).toBeLessThan(8_000);

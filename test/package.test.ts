@@ -6,7 +6,7 @@
  * developer tools (benchmark, soak, doc generator), tests, sources or source maps.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,12 +64,22 @@ afterAll(() => {
 describe('npm package', () => {
   it('ships the compiled daemon and nothing else: no tools, tests, sources or source maps', () => {
     const files = packed.files.map((f) => f.path).sort();
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', pkg.bin['avax-exporter'], 'dist/daemon.js']));
-    expect(files.filter((f) => !/^dist\/.+\.js$/.test(f) && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', pkg.bin['avax-exporter'], 'dist/daemon.js']));
+    expect(files.filter((f) => !/^dist\/.+\.js$/.test(f) && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f))).toEqual([]);
     expect(files.filter((f) => /tools|bench|soak|metrics-doc|\.map$/.test(f))).toEqual([]);
     // Every shipped module exists in src/ (the build is of src/ only, not leftovers of an older tree).
     for (const f of files.filter((x) => x.startsWith('dist/')))
       expect(existsSync(join(ROOT, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))), f).toBe(true);
+  });
+
+  it('carries the Apache-2.0 licence its package.json names, and the changelog', () => {
+    expect(manifest).toMatchObject({ license: 'Apache-2.0' });
+    const licence = readFileSync(join(installed, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004\s/);
+    expect(licence).toContain('TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION');
+    expect(licence).toContain('9. Accepting Warranty or Additional Liability.');
+    expect(licence).toContain('END OF TERMS AND CONDITIONS');
+    expect(readFileSync(join(installed, 'CHANGELOG.md'), 'utf8')).toBe(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'));
   });
 
   it('installs with production dependencies only, and imports nothing else', () => {

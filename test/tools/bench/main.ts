@@ -12,7 +12,7 @@
  *
  *   npm run bench                      # everything: about 9 minutes on an idle 2-core machine, 11 on a busy one (hard stop at 14)
  *   npm run bench -- --quick           # shorter runs (about 3 minutes), docs not written
- *   npm run bench -- --scenario=a      # one scenario (a: scrape, b: polling, c: scale); repeatable
+ *   npm run bench -- --scenario=a      # one scenario (a: scrape, b: polling, c: scale, d: single executable); repeatable
  *   npm run bench -- --profile         # also --cpu-prof the daemon and print where its time goes
  */
 import { execFileSync } from 'node:child_process';
@@ -31,12 +31,13 @@ import type { ServerInfo } from './role-servers.js';
 import { L1_SUBNET_ID } from './world.js';
 import { formatProfileSummary, summarizeProfileFile } from './cpuprofile.js';
 import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
+import { benchBinary, binaryRows, type BinaryResult } from './binary.js';
 
 // ---------------------------------------------------------------------------------------------
 // Plan
 // ---------------------------------------------------------------------------------------------
 
-type ScenarioName = 'a' | 'b' | 'c';
+type ScenarioName = 'a' | 'b' | 'c' | 'd';
 
 interface Plan {
   quick: boolean;
@@ -71,7 +72,7 @@ interface Plan {
 
 const USAGE = `usage: npm run bench -- [--quick] [--scenario=a|b|c ...] [--profile] [--write|--no-write] [--strict]
   --quick          shorter runs (A 3 s per server and cell, B 100 rounds, C 30 s); docs/performance.md is not written
-  --scenario=X     run only scenario X (a: scrape, b: polling, c: 50 nodes); repeatable
+  --scenario=X     run only scenario X (a: scrape, b: polling, c: 50 nodes, d: the single executable's size and start-up); repeatable
   --profile        run the daemons under --cpu-prof and print where their CPU time goes (figures then carry the profiler's overhead; docs not written)
   --daemon-node-option=X  also start the daemon processes with node option X (an experiment; docs not written)
   --daemon-env=K=V also start the daemon processes with environment variable K=V (an experiment; docs not written)
@@ -104,14 +105,14 @@ function makePlan(argv: string[]): Plan {
   }
   const requested = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim().toLowerCase());
   for (const s of requested) {
-    if (s !== 'a' && s !== 'b' && s !== 'c') {
+    if (s !== 'a' && s !== 'b' && s !== 'c' && s !== 'd') {
       process.stderr.write(`unknown scenario ${s}\n${USAGE}`);
       process.exit(2);
     }
   }
-  const scenarios: ScenarioName[] = requested.length ? (['a', 'b', 'c'] as const).filter((s) => requested.includes(s)) : ['a', 'b', 'c'];
+  const scenarios: ScenarioName[] = requested.length ? (['a', 'b', 'c', 'd'] as const).filter((s) => requested.includes(s)) : ['a', 'b', 'c', 'd'];
   const quick = values.quick;
-  const full = !quick && scenarios.length === 3 && !values.profile && !values['no-build'] && !values['daemon-node-option'] && !values['daemon-env'];
+  const full = !quick && scenarios.length === 4 && !values.profile && !values['no-build'] && !values['daemon-node-option'] && !values['daemon-env'];
   const daemonEnv: Record<string, string> = {};
   for (const kv of values['daemon-env'] ?? []) {
     const eq = kv.indexOf('=');
@@ -686,6 +687,7 @@ interface Results {
   a?: AResult;
   b?: BResult;
   c?: CResult;
+  d?: BinaryResult;
   /** Scenarios that failed, with why. */
   failed: { scenario: ScenarioName; error: string }[];
 }
@@ -1019,6 +1021,14 @@ function report(plan: Plan, m: Machine, res: Results, targets: Target[], started
       ),
     );
   }
+  if (res.d) {
+    out.push(
+      '',
+      '### D. Single executable (`npm run build:binary`), linux-x64, started from a folder without node_modules',
+      '',
+      table(['', ''], binaryRows(res.d), ['l', 'r']),
+    );
+  }
   return out.join('\n');
 }
 
@@ -1032,6 +1042,7 @@ What is measured (issue 6):
 - **A. Scrape.** The daemon with \`--watch.all-validators\` (and one L1) against a mainnet-scale simulated node, scraped with autocannon over loopback at 1, 16 and 64 connections, plain and gzip. The same run measures a *static reference* (a server writing the same bytes from ready buffers: the limit) and a *baseline* (the same series in a plain prom-client registry rendered, and gzipped, per scrape: the straightforward way). The daemon does not poll during these runs, so the figures are the cost of scraping alone.
 - **B. Polling.** Poll rounds of the same node driven back to back in the daemon process, each followed by its render and by what the first scrape after it costs (the text joined and gzipped once), with every source asked in every round (\`poll.peers_interval\` 0s: the whole poll, not the steady state's average): CPU per round, event-loop delay (\`perf_hooks.monitorEventLoopDelay\`, less the monitor's own 10 ms interval) while they run, GC pauses, memory after them, the calls the fake node received per round, and how fresh /metrics is: the daemon's own lag from the end of a round to the render that holds it being served (\`DaemonTestHandle.freshnessLagsMs\`). Then, with polling idle, the poll's synchronous steps on the real answers and one render, each timed alone.
 - **C. Scale.** One daemon polling 50 simulated nodes every 15 s for a fixed window (a whole number of intervals), scraped every 5 s, with the defaults an operator gets (info.peers at most once a minute, the validator set's stake downloaded once per network and shared, the nodes' first rounds started one after another): CPU, memory (and its peak at start-up), scrape latency and freshness.
+- **D. Single executable.** \`npm run build:binary\` run into the log folder, then the file's size, and its start-up from a folder without node_modules: \`--version\` from spawn to exit, \`--demo\` from spawn to the first /metrics with samples, and the demo's RSS then.
 
 How: every measured server runs in a process of its own (compiled JavaScript, as \`node dist/cli.js\` runs; the daemon with ${Object.entries(DAEMON_RUNTIME_ENV)
     .map(([k, v]) => `\`${k}=${v}\``)
@@ -1090,6 +1101,10 @@ async function main(): Promise<number> {
     });
     await attempt('c', async () => {
       res.c = await scenarioC(plan, logDir, profileDir);
+    });
+    await attempt('d', async () => {
+      log('D: building the single executable and starting it');
+      res.d = await benchBinary(logDir, plan.quick ? 3 : 5);
     });
   } finally {
     clearTimeout(deadline);
