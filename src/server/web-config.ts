@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import { BcryptPool } from './bcrypt-pool.js';
@@ -327,8 +328,17 @@ export interface BasicAuthLimits {
   cacheTtlMs: number;
 }
 
-/** Defaults of {@link BasicAuthLimits}: two comparisons at once (the machine may have two cores), eight waiting. */
-export const DEFAULT_BASIC_AUTH_LIMITS: BasicAuthLimits = { concurrency: 2, queue: 8, cacheSize: 1_000, cacheTtlMs: 10 * 60_000 };
+/**
+ * Defaults of {@link BasicAuthLimits}: comparisons at once on one core less
+ * than the machine has (so the event loop keeps one), at least one and at
+ * most two; eight waiting.
+ */
+export const DEFAULT_BASIC_AUTH_LIMITS: BasicAuthLimits = {
+  concurrency: Math.max(1, Math.min(2, availableParallelism() - 1)),
+  queue: 8,
+  cacheSize: 1_000,
+  cacheTtlMs: 10 * 60_000,
+};
 
 /** The outcome of a check: `busy` when no comparison could be queued for this client (answer 429, nothing was compared). */
 export type AuthResult = 'ok' | 'denied' | 'busy';
