@@ -232,7 +232,8 @@ function readConfigFile(path: string): unknown {
   }
   // An empty file is one being written or truncated by mistake, not "every default": taken as such, a
   // reload would drop every configured node and poll 127.0.0.1:9650 instead. A file of defaults says `{}`.
-  if (parsed === null || parsed === undefined) throw new ConfigError([`config.file: ${path} is empty (write {} for a configuration of defaults and flags only)`]);
+  if (parsed === null || parsed === undefined)
+    throw new ConfigError([`config.file: ${path} is empty (write {} for a configuration of defaults and flags only)`]);
   return parsed;
 }
 
