@@ -22,29 +22,40 @@ export const SEA_BCRYPT_ASSET = 'bcryptjs.js';
 
 /** The text of bcryptjs's UMD build, or undefined when it cannot be found (then comparisons run in-process). */
 function bcryptSource(): string | undefined {
-  try {
-    // A single executable has no node_modules: its build embeds the file as an asset.
-    const sea = createRequire(import.meta.url)('node:sea') as { isSea?: () => boolean; getAsset?: (k: string, enc: string) => string };
-    if (sea.isSea?.()) return sea.getAsset?.(SEA_BCRYPT_ASSET, 'utf8');
-  } catch {
-    // node:sea is missing before Node 20.12: not a single executable.
+  // A single executable has no node_modules: its build embeds the file as an asset. (getBuiltinModule, not an
+  // import: node:sea exists only from Node 20.12, and a bundler must leave it alone.)
+  const sea = process.getBuiltinModule?.('node:sea') as { isSea?: () => boolean; getAsset?: (k: string, enc: string) => string } | undefined;
+  if (sea?.isSea?.()) {
+    try {
+      return sea.getAsset?.(SEA_BCRYPT_ASSET, 'utf8');
+    } catch {
+      return undefined;
+    }
   }
   try {
-    // The `require` condition of bcryptjs's exports is its UMD build (umd/index.js).
-    return readFileSync(createRequire(import.meta.url).resolve('bcryptjs'), 'utf8');
+    // The `require` condition of bcryptjs's exports is its UMD build (umd/index.js). import.meta.url is
+    // empty in a CommonJS bundle: resolve from the working directory then.
+    const from = typeof import.meta.url === 'string' && import.meta.url !== '' ? import.meta.url : `${process.cwd()}/`;
+    return readFileSync(createRequire(from).resolve('bcryptjs'), 'utf8');
   } catch {
     return undefined;
   }
 }
 
-/** The worker's code: bcryptjs in a CommonJS wrapper, then one comparison per message. */
+/**
+ * The worker's code: bcryptjs in a CommonJS wrapper, then one comparison per
+ * message. It uses no `require` of its own (an eval worker is an ES module
+ * when the process runs with `--input-type=module`): builtins come from
+ * process.getBuiltinModule, which is all bcryptjs asks for (`crypto`).
+ */
 function workerCode(source: string): string {
   return `'use strict';
-const { parentPort } = require('node:worker_threads');
+const builtin = (id) => process.getBuiltinModule(id.startsWith('node:') ? id : 'node:' + id);
+const { parentPort } = builtin('worker_threads');
 const bcryptModule = { exports: {} };
 (function (exports, module, require) {
 ${source}
-})(bcryptModule.exports, bcryptModule, require);
+})(bcryptModule.exports, bcryptModule, builtin);
 const bcrypt = bcryptModule.exports;
 parentPort.on('message', (m) => {
   const t0 = performance.now();

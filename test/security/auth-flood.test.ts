@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BcryptPool } from '../../src/server/bcrypt-pool.js';
 import { BasicAuth } from '../../src/server/web-config.js';
 import { closeServers, startStaticServer } from '../helpers/tls.js';
 
@@ -118,6 +119,24 @@ describe('a flood of wrong passwords', () => {
     // Behind at most one comparison per attacking address (four), however many they send.
     expect(uncached.ms).toBeLessThan(10_000);
   }, 30_000);
+
+  it('comparisons run in a worker thread: the event loop keeps turning during a cost-12 comparison', async () => {
+    const pool = new BcryptPool(1);
+    expect(pool.threaded).toBe(true);
+    const hash = bcrypt.hashSync('pw', 12);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const t0 = performance.now();
+    const [right, wrong] = await Promise.all([pool.compare('pw', hash), pool.compare('nope', hash)]);
+    const ms = performance.now() - t0;
+    clearInterval(timer);
+    await pool.close();
+    expect(right.ok).toBe(true);
+    expect(wrong.ok).toBe(false);
+    // Two comparisons of ~250 ms each, one after the other in the one worker; the loop turned all along.
+    expect(ms).toBeGreaterThan(100);
+    expect(ticks).toBeGreaterThan(ms / 5 / 4);
+  }, 20_000);
 
   it('a request without a well-formed Basic header is refused without a comparison, and one address has at most one comparison queued', async () => {
     let compared = 0;
