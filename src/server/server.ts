@@ -100,7 +100,8 @@ class ConnectionGuard {
   accept(socket: Socket): void {
     // No address: the peer is gone already, and there is nothing to count.
     if (socket.remoteAddress === undefined) return;
-    const address = socket.remoteAddress;
+    // An IPv6 client counts by its /64 (one host usually owns it whole), as in the auth limits.
+    const address = clientKey(socket.remoteAddress);
     const now = Date.now();
     // At its address's cap, the address makes room itself: its longest idle connection, else its oldest.
     if ((this.#perAddress.get(address) ?? 0) >= this.limits.maxConnectionsPerAddress) this.#evictFrom(address);
