@@ -65,17 +65,19 @@ const MiB = 1024 * 1024;
  * - `platform.getCurrentValidators` of the whole primary network: about
  *   2,000 validators (plus their L1 ones) at about 1 KB each, ~2 MB: 32 MiB;
  * - `info.peers`: ~0.3 KB a peer, 2,000 peers on mainnet ~0.6 MB: 16 MiB;
- * - `GET /ext/health`: ~1 KB a chain, the node's L1 chains included: 8 MiB;
- * - a Data API page: at most 100 items of a few KB: 8 MiB;
+ * - `GET /ext/health`: ~1 KB a chain, the node's L1 chains included: 4 MiB;
+ * - a Data API page: at most 100 items of a few KB: 4 MiB;
  * - every other JSON-RPC method answers a few KB (getBlockchains on mainnet,
- *   the largest, a few hundred KB): 4 MiB, small enough for one JSON.parse to
- *   stay short (the two array answers above are parsed a batch at a time).
+ *   the largest, a few hundred KB): 4 MiB.
+ * Every answer parsed in one piece is thus at most 4 MiB (about 20 ms of
+ * JSON.parse); the two larger ones are split and parsed a batch at a time
+ * with yields in between (see JsonRpcClient.callWithArray).
  */
 export const RESPONSE_CAPS = {
   'platform.getCurrentValidators': 32 * MiB,
   'info.peers': 16 * MiB,
-  health: 8 * MiB,
-  dataApiPage: 8 * MiB,
+  health: 4 * MiB,
+  dataApiPage: 4 * MiB,
   jsonRpc: 4 * MiB,
 } as const;
 
