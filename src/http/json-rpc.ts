@@ -232,6 +232,10 @@ export class JsonRpcClient {
       // The envelope without the array's items: small, parsed and checked as usual.
       result = resultOf(parseJsonBody(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]), what), id, what);
     } else {
+      // Nothing larger than the small answers' cap is parsed in one piece: a large answer must be of the shape that splits.
+      if (body.length > RESPONSE_CAPS.jsonRpc && body.length >= (spec.splitMinBytes ?? SPLIT_MIN_BYTES)) {
+        throw new UpstreamError('invalid_response', `${what}: a ${body.length}-byte answer without result.${key} as a well-formed array is refused unparsed`);
+      }
       result = resultOf(parseJsonBody(body, what), id, what);
       const shaped = z.object({ [key]: z.array(z.unknown()).nullable() }).safeParse(result);
       if (!shaped.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(shaped.error)})`);

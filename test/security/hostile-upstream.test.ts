@@ -77,6 +77,16 @@ describe('a hostile node', () => {
     expect(RESPONSE_CAPS['platform.getCurrentValidators']).toBeGreaterThan(RESPONSE_CAPS.jsonRpc);
   });
 
+  it('a large answer of the wrong shape is refused unparsed, not parsed whole (info.peers of 6 MB with peers as one string)', async () => {
+    const transport = new HttpTransport();
+    cleanups.push(() => transport.close());
+    const url = await serve(`{"numPeers":"1","peers":"${'a'.repeat(6 * 1024 * 1024)}"}`);
+    const rpc = new JsonRpcClient(transport, url);
+    const err = await rpc.callWithArray('/ext/info', 'info.peers', {}, { key: 'peers', item: z.unknown() }, deadline()).catch((e: unknown) => e);
+    expect((err as UpstreamError).reason).toBe('invalid_response');
+    expect((err as UpstreamError).message).toMatch(/answer without result\.peers as a well-formed array is refused unparsed/);
+  });
+
   it('a round stops receiving at its budget, and so does the process at its budget of bytes being received at once', async () => {
     const transport = new HttpTransport({ processBudgetBytes: 3 * 1024 * 1024 });
     cleanups.push(() => transport.close());
