@@ -3,7 +3,7 @@ import type { NodeConfig } from './config/load.js';
 import { UpstreamError, toUpstreamError, type FailureReason } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
 import type { NetworkShared } from './sources/network-shared.js';
-import type { HttpResponse, HttpTransport } from './http/transport.js';
+import { ByteBudget, RESPONSE_CAPS, ROUND_BUDGET_BYTES, type HttpResponse, type HttpTransport } from './http/transport.js';
 import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
 import type { StateStore, StateTransition } from './state/store.js';
 import { makeRedactor, secretsOf } from './http/redact.js';
@@ -240,12 +240,21 @@ export function getForRound(
   url: string,
   headers: Record<string, string>,
   deadline: Deadline,
+  budget?: ByteBudget,
 ): (path: string) => Promise<HttpResponse> {
   const memo = new Map<string, Promise<HttpResponse>>();
   return (path) => {
     let answer = memo.get(path);
     if (!answer) {
-      answer = transport.send({ url: url + path, method: 'GET', headers: { ...headers, accept: 'application/json' }, signal: deadline.signal });
+      answer = transport.send({
+        url: url + path,
+        method: 'GET',
+        headers: { ...headers, accept: 'application/json' },
+        signal: deadline.signal,
+        // The only GETs are /ext/health and its ?tag= forms.
+        maxBytes: RESPONSE_CAPS.health,
+        ...(budget ? { budget } : {}),
+      });
       memo.set(path, answer);
     }
     return answer;
@@ -292,16 +301,20 @@ export class NodePoller extends Poller<PollContext> {
       store: opts.store,
       onRound: opts.onRound,
       ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
-      makeContext: (deadline, round) => ({
-        node,
-        // One upstream call per distinct request per round, however many sources ask.
-        rpc: rpc.forRound(),
-        get: getForRound(opts.transport, url, headers, deadline),
-        deadline,
-        known,
-        round,
-        ...(opts.network ? { network: opts.network } : {}),
-      }),
+      makeContext: (deadline, round) => {
+        // Everything the round receives from the node, JSON-RPC and GET alike, comes out of one budget.
+        const budget = new ByteBudget(ROUND_BUDGET_BYTES);
+        return {
+          node,
+          // One upstream call per distinct request per round, however many sources ask.
+          rpc: rpc.forRound(budget),
+          get: getForRound(opts.transport, url, headers, deadline, budget),
+          deadline,
+          known,
+          round,
+          ...(opts.network ? { network: opts.network } : {}),
+        };
+      },
       // Sources learn facts about the node (its id, network, version) for the ones polled after them.
       onLearn: (facts) => Object.assign(known, facts),
     });

@@ -224,11 +224,17 @@ function readConfigFile(path: string): unknown {
   } catch (err) {
     throw new ConfigError([`config.file: cannot read ${path}: ${(err as Error).message}`]);
   }
+  let parsed: unknown;
   try {
-    return parseYaml(text) ?? {};
+    parsed = parseYaml(text);
   } catch (err) {
     throw new ConfigError([`config.file: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`]);
   }
+  // An empty file is one being written or truncated by mistake, not "every default": taken as such, a
+  // reload would drop every configured node and poll 127.0.0.1:9650 instead. A file of defaults says `{}`.
+  if (parsed === null || parsed === undefined)
+    throw new ConfigError([`config.file: ${path} is empty (write {} for a configuration of defaults and flags only)`]);
+  return parsed;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

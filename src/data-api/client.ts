@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UpstreamError } from '../http/errors.js';
 import { parseJsonBody, parseRetryAfter, type Deadline } from '../http/json-rpc.js';
 import { withRetry } from '../http/retry.js';
-import type { HttpResponse, HttpTransport } from '../http/transport.js';
+import { RESPONSE_CAPS, type HttpResponse, type HttpTransport } from '../http/transport.js';
 import { describeIssues } from '../http/wire.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -224,7 +224,13 @@ export class DataApiClient {
     const attemptMs = Math.max(MIN_ATTEMPT_MS, Math.floor((deadline.at - Date.now()) / 2));
     const attempt = AbortSignal.any([deadline.signal, AbortSignal.timeout(attemptMs)]);
     try {
-      return await this.opts.transport.send({ url: this.opts.baseUrl + pathAndQuery, method: 'GET', headers: this.#headers, signal: attempt });
+      return await this.opts.transport.send({
+        url: this.opts.baseUrl + pathAndQuery,
+        method: 'GET',
+        headers: this.#headers,
+        signal: attempt,
+        maxBytes: RESPONSE_CAPS.dataApiPage,
+      });
     } catch (err) {
       if (!deadline.signal.aborted && attempt.aborted) {
         throw new UpstreamError('timeout', `${what}: no answer within ${(attemptMs / 1000).toFixed(1)} s`, { retryable: true, cause: err });

@@ -23,6 +23,47 @@ const COMMA = 0x2c;
 /** Bytes scanned between two yields to the event loop. */
 export const SCAN_SLICE = 256 * 1024;
 
+/**
+ * Deepest nesting of objects and arrays accepted in an upstream answer. The
+ * deepest AvalancheGo and Data API answers nest about 8 levels (a health
+ * check's details inside `checks`; a validator's reward owner's addresses);
+ * a body nested thousands deep is an attack on JSON.parse (recursive, slow,
+ * memory-hungry) and is refused before any parse.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** A body nested deeper than {@link MAX_JSON_DEPTH}, found by a byte scan before any parse. */
+export class JsonTooDeepError extends Error {
+  override readonly name = 'JsonTooDeepError';
+  constructor(readonly limit: number) {
+    super(`JSON nested deeper than ${limit} levels`);
+  }
+}
+
+/**
+ * Throws {@link JsonTooDeepError} when `body` nests objects and arrays
+ * deeper than `limit`, by the same byte scan as {@link splitJsonArray}
+ * (strings skipped whole); says nothing about whether the rest is valid JSON.
+ */
+export function checkJsonDepth(body: Uint8Array, limit = MAX_JSON_DEPTH): void {
+  let depth = 0;
+  const n = body.length;
+  let i = 0;
+  while (i < n) {
+    const b = body[i] as number;
+    if (b === QUOTE) {
+      const end = stringEnd(body, i);
+      if (end < 0) return; // not JSON: the parser says so
+      i = end + 1;
+      continue;
+    }
+    if (b === LBRACE || b === LBRACKET) {
+      if (++depth > limit) throw new JsonTooDeepError(limit);
+    } else if (b === RBRACE || b === RBRACKET) depth--;
+    i++;
+  }
+}
+
 /** Where the array's items are in the body. */
 export interface ArraySplit {
   /** Offset of the array's `[`. */
@@ -42,9 +83,15 @@ function isSpace(b: number): boolean {
  * 'validators']) and the offsets of its items. Undefined when the body is not
  * well-formed enough to tell or the array is not there (an error answer, a
  * different shape): the caller then parses the body whole and reports what is
- * wrong the usual way. Yields to the event loop every SCAN_SLICE bytes.
+ * wrong the usual way. Throws {@link JsonTooDeepError} past `maxDepth`, before
+ * anything is parsed. Yields to the event loop every SCAN_SLICE bytes.
  */
-export async function splitJsonArray(body: Uint8Array, path: readonly string[], pause: () => Promise<void>): Promise<ArraySplit | undefined> {
+export async function splitJsonArray(
+  body: Uint8Array,
+  path: readonly string[],
+  pause: () => Promise<void>,
+  maxDepth = MAX_JSON_DEPTH,
+): Promise<ArraySplit | undefined> {
   const target = path.length + 1; // depth of the array
   // Per depth, down to the array's: the container is an object, a key is expected next, its last key, and it is on the path.
   const isObject: boolean[] = [false];
@@ -77,6 +124,7 @@ export async function splitJsonArray(body: Uint8Array, path: readonly string[], 
     }
     if (b === LBRACE || b === LBRACKET) {
       depth++;
+      if (depth > maxDepth) throw new JsonTooDeepError(maxDepth);
       if (depth <= target) {
         const d = depth;
         // The container is on the path when its parent is, and is an object whose current key is the path's next step.
@@ -87,7 +135,7 @@ export async function splitJsonArray(body: Uint8Array, path: readonly string[], 
         if (d === target && onPath[d] && b === LBRACKET) {
           if (open >= 0) return undefined; // the key twice: not an answer of the expected shape
           open = i;
-          close = await scanItems(body, i + 1, spans, pause);
+          close = await scanItems(body, i + 1, spans, pause, maxDepth - depth, maxDepth);
           if (close < 0) return undefined;
           nextPause = close + SCAN_SLICE;
           depth--;
@@ -127,7 +175,7 @@ function stringEnd(body: Uint8Array, start: number): number {
  * -1 when the array is not well-formed (an empty item, a trailing comma, the
  * body ending early). Yields every SCAN_SLICE bytes.
  */
-async function scanItems(body: Uint8Array, from: number, spans: number[], pause: () => Promise<void>): Promise<number> {
+async function scanItems(body: Uint8Array, from: number, spans: number[], pause: () => Promise<void>, maxDepth = Infinity, limit = maxDepth): Promise<number> {
   const n = body.length;
   let p = from;
   let nextPause = from + SCAN_SLICE;
@@ -150,8 +198,9 @@ async function scanItems(body: Uint8Array, from: number, spans: number[], pause:
         p = end + 1;
         continue;
       }
-      if (c === LBRACE || c === LBRACKET) depth++;
-      else if (c === RBRACE || c === RBRACKET) {
+      if (c === LBRACE || c === LBRACKET) {
+        if (++depth > maxDepth) throw new JsonTooDeepError(limit);
+      } else if (c === RBRACE || c === RBRACKET) {
         if (depth === 0) {
           if (c !== RBRACKET || p === start) return -1;
           spans.push(start, trimEnd(body, start, p));

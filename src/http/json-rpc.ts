@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { UpstreamError } from './errors.js';
-import type { HttpResponse, HttpTransport } from './transport.js';
+import { ByteBudget, RESPONSE_CAPS, ROUND_BUDGET_BYTES, type HttpResponse, type HttpTransport } from './transport.js';
 import { describeIssues } from './wire.js';
 import { withRetry } from './retry.js';
-import { splitJsonArray } from './json-array-split.js';
+import { checkJsonDepth, JsonTooDeepError, splitJsonArray } from './json-array-split.js';
 
 /** Deadline of one poll, shared by every call made during it. */
 export interface Deadline {
@@ -30,8 +30,19 @@ const envelope = z.object({
   error: rpcErrorObject.optional(),
 });
 
-/** Parses a JSON body, turning syntax errors into `invalid_response`. */
+/** The `invalid_response` for a body nested too deep. */
+function tooDeep(err: JsonTooDeepError, what: string): UpstreamError {
+  return new UpstreamError('invalid_response', `${what}: body refused before parsing: ${err.message}`);
+}
+
+/** Parses a JSON body, turning syntax errors and bodies nested deeper than MAX_JSON_DEPTH (checked first, by a byte scan) into `invalid_response`. */
 export function parseJsonBody(body: Buffer, what: string): unknown {
+  try {
+    checkJsonDepth(body);
+  } catch (err) {
+    if (err instanceof JsonTooDeepError) throw tooDeep(err, what);
+    throw err;
+  }
   // Invalid UTF-8 only ever sits inside strings (numbers and keys are
   // ASCII): replace it (U+FFFD) so one odd peer version cannot fail a whole
   // source; the label sanitiser bounds what reaches the exposition.
@@ -130,19 +141,26 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 export class JsonRpcClient {
   #nextId = 1;
   readonly #memo: Map<string, Promise<RawAnswer>> | undefined;
+  readonly #budget: ByteBudget | undefined;
 
   constructor(
     private readonly transport: HttpTransport,
     private readonly baseUrl: string,
     private readonly headers: Record<string, string> = {},
     memo?: Map<string, Promise<RawAnswer>>,
+    budget?: ByteBudget,
   ) {
     this.#memo = memo;
+    this.#budget = budget;
   }
 
-  /** A client for one poll round: identical requests made during the round go upstream once. */
-  forRound(): JsonRpcClient {
-    return new JsonRpcClient(this.transport, this.baseUrl, this.headers, new Map());
+  /**
+   * A client for one poll round: identical requests made during the round go
+   * upstream once, and all its answers together stay within `budget`
+   * (default: a new one of ROUND_BUDGET_BYTES).
+   */
+  forRound(budget: ByteBudget = new ByteBudget(ROUND_BUDGET_BYTES)): JsonRpcClient {
+    return new JsonRpcClient(this.transport, this.baseUrl, this.headers, new Map(), budget);
   }
 
   /** Calls `method` at `path` and returns its validated result. Transient failures are retried within the deadline. */
@@ -200,13 +218,24 @@ export class JsonRpcClient {
     const what = `${method} at ${path}`;
     const { id, res } = await this.#answer(path, method, params, deadline);
     const body = res.body;
-    const split = body.length >= (spec.splitMinBytes ?? SPLIT_MIN_BYTES) ? await splitJsonArray(body, ['result', key], yieldToLoop) : undefined;
+    let split: Awaited<ReturnType<typeof splitJsonArray>>;
+    try {
+      // The scan refuses a body nested too deep before anything of it is parsed.
+      split = body.length >= (spec.splitMinBytes ?? SPLIT_MIN_BYTES) ? await splitJsonArray(body, ['result', key], yieldToLoop) : undefined;
+    } catch (err) {
+      if (err instanceof JsonTooDeepError) throw tooDeep(err, what);
+      throw err;
+    }
     let result: unknown;
     let items: unknown[] | undefined;
     if (split) {
       // The envelope without the array's items: small, parsed and checked as usual.
       result = resultOf(parseJsonBody(Buffer.concat([body.subarray(0, split.open + 1), body.subarray(split.close)]), what), id, what);
     } else {
+      // Nothing larger than the small answers' cap is parsed in one piece: a large answer must be of the shape that splits.
+      if (body.length > RESPONSE_CAPS.jsonRpc && body.length >= (spec.splitMinBytes ?? SPLIT_MIN_BYTES)) {
+        throw new UpstreamError('invalid_response', `${what}: a ${body.length}-byte answer without result.${key} as a well-formed array is refused unparsed`);
+      }
       result = resultOf(parseJsonBody(body, what), id, what);
       const shaped = z.object({ [key]: z.array(z.unknown()).nullable() }).safeParse(result);
       if (!shaped.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(shaped.error)})`);
@@ -275,6 +304,8 @@ export class JsonRpcClient {
       headers: { ...this.headers, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? {} }),
       signal: deadline.signal,
+      maxBytes: method in RESPONSE_CAPS ? RESPONSE_CAPS[method as keyof typeof RESPONSE_CAPS] : RESPONSE_CAPS.jsonRpc,
+      ...(this.#budget ? { budget: this.#budget } : {}),
     });
     if (res.status !== 200) rejectHttpStatus(res, `${method} at ${path}`);
     return { id, res };

@@ -3,8 +3,10 @@ import { UpstreamError, toUpstreamError } from './errors.js';
 
 /** Options of the shared HTTP transport. */
 export interface TransportOptions {
-  /** Largest response body accepted, in bytes; larger ones are `invalid_response`. */
+  /** Largest response body accepted, in bytes, whatever a request's own cap; larger ones are `invalid_response`. */
   maxResponseBytes?: number;
+  /** Bytes of response bodies being received at once, by every request together (see {@link DEFAULT_PROCESS_BUDGET_BYTES}). */
+  processBudgetBytes?: number;
   /** Keep-alive connections per origin. */
   connectionsPerOrigin?: number;
 }
@@ -24,10 +26,70 @@ export interface HttpRequest {
   body?: string;
   /** The poll's deadline: aborting it ends the request as a `timeout`. */
   signal: AbortSignal;
+  /** This request's own cap on its body (see {@link RESPONSE_CAPS}); the transport's cap applies too. */
+  maxBytes?: number;
+  /** The budget of the poll round the request belongs to: every byte received is taken from it. */
+  budget?: ByteBudget;
 }
 
-/** Default cap on a response body: a mainnet `getCurrentValidators` is a few MB. */
+/**
+ * Bytes a poll round may receive in all, over every request it makes: a
+ * hostile or broken upstream that answers each request with a body just
+ * under its cap cannot make one round hold more than this.
+ */
+export class ByteBudget {
+  #used = 0;
+  constructor(readonly limit: number) {}
+
+  get used(): number {
+    return this.#used;
+  }
+
+  /** Takes `n` bytes; false (and nothing taken) when that would exceed the limit. */
+  take(n: number): boolean {
+    if (this.#used + n > this.limit) return false;
+    this.#used += n;
+    return true;
+  }
+}
+
+/** Ceiling on any response body, whatever a request's own cap: a mainnet `getCurrentValidators` is a few MB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+const MiB = 1024 * 1024;
+
+/**
+ * Each upstream answer's cap, sized from real answers with ample room (the
+ * sizes are of the reference shapes in test/fixtures/reference times
+ * mainnet's counts; docs/security.md has the table):
+ * - `platform.getCurrentValidators` of the whole primary network: about
+ *   2,000 validators (plus their L1 ones) at about 1 KB each, ~2 MB: 32 MiB;
+ * - `info.peers`: ~0.3 KB a peer, 2,000 peers on mainnet ~0.6 MB: 16 MiB;
+ * - `GET /ext/health`: ~1 KB a chain, the node's L1 chains included: 4 MiB;
+ * - a Data API page: at most 100 items of a few KB: 4 MiB;
+ * - every other JSON-RPC method answers a few KB (getBlockchains on mainnet,
+ *   the largest, a few hundred KB): 4 MiB.
+ * Every answer parsed in one piece is thus at most 4 MiB (about 20 ms of
+ * JSON.parse); the two larger ones are split and parsed a batch at a time
+ * with yields in between (see JsonRpcClient.callWithArray).
+ */
+export const RESPONSE_CAPS = {
+  'platform.getCurrentValidators': 32 * MiB,
+  'info.peers': 16 * MiB,
+  health: 4 * MiB,
+  dataApiPage: 4 * MiB,
+  jsonRpc: 4 * MiB,
+} as const;
+
+/** Bytes one node's poll round may receive in all (about ten times a mainnet round with --watch.all-validators). */
+export const ROUND_BUDGET_BYTES = 64 * MiB;
+
+/**
+ * Bytes of response bodies being received at once by the whole process:
+ * the rounds of many nodes, each within its budget, still cannot together
+ * hold more than this while they download.
+ */
+export const DEFAULT_PROCESS_BUDGET_BYTES = 256 * MiB;
 
 /**
  * The one HTTP client every source uses: keep-alive connection reuse through an
@@ -36,9 +98,13 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export class HttpTransport {
   readonly #agent: Agent;
   readonly #maxBytes: number;
+  readonly #processBudget: number;
+  /** Bytes of bodies being received now, all requests together. */
+  #receiving = 0;
 
   constructor(opts: TransportOptions = {}) {
     this.#maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#processBudget = opts.processBudgetBytes ?? DEFAULT_PROCESS_BUDGET_BYTES;
     this.#agent = new Agent({
       connections: opts.connectionsPerOrigin ?? 8,
       keepAliveTimeout: 30_000,
@@ -65,10 +131,11 @@ export class HttpTransport {
     }
     // Destroying the body below makes it emit an abort error; it is expected and handled here.
     res.body.on('error', () => {});
+    const max = Math.min(this.#maxBytes, req.maxBytes ?? Infinity);
     const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.#maxBytes) {
+    if (Number.isFinite(declared) && declared > max) {
       res.body.destroy();
-      throw new UpstreamError('invalid_response', `response of ${declared} bytes exceeds the limit of ${this.#maxBytes}`);
+      throw new UpstreamError('invalid_response', `response of ${declared} bytes exceeds the limit of ${max}`);
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -76,14 +143,25 @@ export class HttpTransport {
       for await (const chunk of res.body) {
         const buf = chunk as Buffer;
         size += buf.length;
-        if (size > this.#maxBytes) {
+        this.#receiving += buf.length;
+        const over =
+          size > max
+            ? `response exceeds the limit of ${max} bytes`
+            : req.budget && !req.budget.take(buf.length)
+              ? `the poll round's responses exceed its budget of ${req.budget.limit} bytes`
+              : this.#receiving > this.#processBudget
+                ? `responses being received at once exceed the process budget of ${this.#processBudget} bytes`
+                : undefined;
+        if (over) {
           res.body.destroy();
-          throw new UpstreamError('invalid_response', `response exceeds the limit of ${this.#maxBytes} bytes`);
+          throw new UpstreamError('invalid_response', over);
         }
         chunks.push(buf);
       }
     } catch (err) {
       throw toUpstreamError(err, req.signal.aborted);
+    } finally {
+      this.#receiving -= size;
     }
     return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks, size) };
   }

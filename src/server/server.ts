@@ -21,13 +21,22 @@ export interface ServerLimits {
   /** Time a TLS client has to complete its handshake (Node's default is 120 s). */
   tlsHandshakeTimeoutMs: number;
   /**
-   * Open connections at most. A new one beyond takes the place of the
-   * connection idle the longest (no request in flight: a kept-alive one, or
-   * one that has not sent a request yet); with none idle, it is closed.
+   * Open connections at most. A new one beyond takes the place of a
+   * connection of the address holding the most (its longest idle one, else
+   * its oldest, busy or not): whoever fills the table pays for it.
    */
   maxConnections: number;
   /** Open connections from one client address at most, enforced the same way within the address. */
   maxConnectionsPerAddress: number;
+  /**
+   * Time a response has, from its request's headers, to be written in full
+   * (a client that never reads, or a probe that never ends): then its
+   * connection is cut.
+   */
+  responseTimeoutMs: number;
+  /** `/probe` requests in flight at most, in all and from one client address; beyond, 503 at once. */
+  maxProbesInFlight: number;
+  maxProbesInFlightPerAddress: number;
 }
 
 /** Defaults of {@link ServerLimits}. */
@@ -37,7 +46,10 @@ export const DEFAULT_LIMITS: ServerLimits = {
   keepAliveTimeoutMs: 5_000,
   tlsHandshakeTimeoutMs: 10_000,
   maxConnections: 1_024,
-  maxConnectionsPerAddress: 512,
+  maxConnectionsPerAddress: 128,
+  responseTimeoutMs: 60_000,
+  maxProbesInFlight: 128,
+  maxProbesInFlightPerAddress: 32,
 };
 
 /** Least idle time of a connection closed to make room for another. */
@@ -60,9 +72,11 @@ interface Conn {
  * Keeps the connection table from being filled by clients that give nothing
  * back, before authentication and before the TLS handshake (where the server
  * can tell nothing about a client but its address): a cap per client
- * address, a global cap at which the longest-idle connection makes room
- * (reclaiming kept-alive idle ones already from seven eighths of the cap), and
- * a deadline for the first request, TLS handshake included.
+ * address (an eighth of the global one), a global cap at which the address
+ * holding the most connections gives one up, busy or not (reclaiming
+ * kept-alive idle ones already from seven eighths of the cap), and a deadline
+ * for the first request, TLS handshake included. A newcomer from an address
+ * with few connections therefore always gets in.
  */
 class ConnectionGuard {
   /** Connections by remote address and port: the key a TLS socket shares with the TCP socket under it. */
@@ -82,20 +96,20 @@ class ConnectionGuard {
     return this.#conns.size;
   }
 
-  /** A new TCP connection: admitted (maybe in place of an idle one) or destroyed. */
+  /** A new TCP connection: admitted, in place of another connection when a cap is reached. */
   accept(socket: Socket): void {
     // No address: the peer is gone already, and there is nothing to count.
     if (socket.remoteAddress === undefined) return;
-    const address = socket.remoteAddress;
+    // An IPv6 client counts by its /64 (one host usually owns it whole), as in the auth limits.
+    const address = clientKey(socket.remoteAddress);
     const now = Date.now();
-    if ((this.#perAddress.get(address) ?? 0) >= this.limits.maxConnectionsPerAddress && !this.#evictIdle((c) => c.address === address)) {
-      this.stats.refused++;
-      socket.destroy();
-      return;
-    }
+    // At its address's cap, the address makes room itself: its longest idle connection, else its oldest.
+    if ((this.#perAddress.get(address) ?? 0) >= this.limits.maxConnectionsPerAddress) this.#evictFrom(address);
     // Seven eighths full: kept-alive idle connections go first, oldest idle first, before the cap is reached.
     if (this.#conns.size >= this.limits.maxConnections - Math.floor(this.limits.maxConnections / 8)) this.#evictIdle((c) => c.served);
-    if (this.#conns.size >= this.limits.maxConnections && !this.#evictIdle(() => true)) {
+    // At the cap: the address holding the most connections gives one up, busy or not.
+    if (this.#conns.size >= this.limits.maxConnections) this.#evictFrom(this.#greediest());
+    if (this.#conns.size >= this.limits.maxConnections) {
       this.stats.refused++;
       socket.destroy();
       return;
@@ -106,6 +120,31 @@ class ConnectionGuard {
     this.#perAddress.set(address, (this.#perAddress.get(address) ?? 0) + 1);
     socket.once('close', () => this.#forget(conn));
     this.#startSweeper();
+  }
+
+  /** The address holding the most connections. */
+  #greediest(): string | undefined {
+    let best: string | undefined;
+    let most = 0;
+    for (const [address, n] of this.#perAddress) {
+      if (n > most) {
+        most = n;
+        best = address;
+      }
+    }
+    return best;
+  }
+
+  /** Closes one connection of `address`: the longest idle (idle at least MIN_IDLE_TO_EVICT_MS), else the oldest, busy or not. */
+  #evictFrom(address: string | undefined): void {
+    if (address === undefined) return;
+    if (this.#evictIdle((c) => c.address === address)) return;
+    let oldest: Conn | undefined;
+    for (const c of this.#conns.values()) if (c.address === address && (oldest === undefined || c.acceptedMs < oldest.acceptedMs)) oldest = c;
+    if (!oldest) return;
+    this.stats.evicted++;
+    this.#forget(oldest);
+    oldest.socket.destroy();
   }
 
   /** A request's headers arrived on `socket`; the returned function marks its response done. */
@@ -227,20 +266,34 @@ function unappliable(cur: WebConfig, next: WebConfig): string | undefined {
   if (clientAuthType(cur) !== clientAuthType(next)) {
     return `client_auth_type ${clientAuthType(cur)} -> ${clientAuthType(next)} needs a restart (it is a property of the listening socket)`;
   }
+  // A half-written file, or one cut short, most often lacks its last section: taken live, it would open the server.
+  if (Object.keys(cur.users).length > 0 && Object.keys(next.users).length === 0) {
+    return 'turning basic auth off (no basic_auth_users) needs a restart, like turning TLS off';
+  }
   return undefined;
 }
 
+/** How often the web config's files are looked at; a change is applied once two looks this far apart agree. */
+export const WEB_CONFIG_CHECK_MS = 500;
+
 /**
- * The web config in force, and a cheap way to notice that its files changed.
- * A change is all or nothing: the new file is validated as a whole (an empty
- * or unreadable one is invalid) and applied only when valid and when the
- * running server can take it; otherwise the config in force stays, whole.
+ * The web config in force, and a timer that notices when its files change,
+ * off the request path: requests only read {@link config} and {@link auth}.
+ * A change is all or nothing: it is read only once two looks
+ * {@link WEB_CONFIG_CHECK_MS} apart saw the same files (a file being written
+ * is left alone until it settles), then validated as a whole (an empty,
+ * unreadable, special or oversized file is invalid), applied only when the
+ * running server can take it and when the files did not change while they
+ * were read; otherwise the config in force stays, whole.
  */
 class WebLayer {
   config: WebConfig;
   auth: BasicAuth;
+  /** Stamps of the files in force. */
   #stamps: string;
-  #checkedAt = Date.now();
+  /** Stamps of a change seen once, waiting for a second look to agree. */
+  #candidate: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly file: string,
@@ -251,19 +304,51 @@ class WebLayer {
     this.#stamps = fileStamps(this.config.files);
   }
 
+  /** Starts looking at the files every {@link WEB_CONFIG_CHECK_MS}; `outcome` hears of each attempt to apply a change. */
+  watch(apply: (next: WebConfig) => void, outcome: (err: Error | undefined) => void): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => {
+      let next: WebConfig | undefined;
+      try {
+        next = this.refresh(apply);
+      } catch (err) {
+        outcome(err as Error);
+        return;
+      }
+      if (next) outcome(undefined);
+    }, WEB_CONFIG_CHECK_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
   /**
-   * Re-reads the config when a file changed (at most once a second); returns
-   * the new config when one was applied. Throws (the caller logs it) when the
-   * change is invalid or cannot be taken: nothing of it is applied.
+   * One look at the files; returns the new config when one was applied.
+   * Throws (the caller logs it) when a settled change is invalid or cannot
+   * be taken: nothing of it is applied.
    */
   refresh(apply: (next: WebConfig) => void): WebConfig | undefined {
-    const now = Date.now();
-    if (now - this.#checkedAt < 1_000) return undefined;
-    this.#checkedAt = now;
     const stamps = fileStamps(this.config.files);
-    if (stamps === this.#stamps) return undefined;
+    if (stamps === this.#stamps) {
+      this.#candidate = undefined;
+      return undefined;
+    }
+    if (stamps !== this.#candidate) {
+      // Seen once: wait for the next look to agree.
+      this.#candidate = stamps;
+      return undefined;
+    }
+    this.#candidate = undefined;
     this.#stamps = stamps;
     const next = loadWebConfig(this.file);
+    // Changed while being read: the next looks decide again.
+    if (fileStamps(this.config.files) !== stamps) {
+      this.#stamps = '';
+      return undefined;
+    }
     const why = unappliable(this.config, next);
     if (why) throw new WebConfigChangeRefused(`web config change refused, the running one is kept: ${why}`);
     apply(next); // throws: nothing changed
@@ -272,6 +357,46 @@ class WebLayer {
     this.#stamps = fileStamps(next.files);
     return next;
   }
+}
+
+/** Content types a browser may send cross-origin without asking first (an HTML form, or fetch without CORS). */
+const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)\s*(;|$)/i;
+
+/**
+ * Why a state-changing request looks like it came from a web page rather
+ * than an operator's tool, if it does (the lifecycle API's CSRF guard): an
+ * `Origin` other than the server's own, a cross-site fetch, or a body type an
+ * HTML form can send.
+ */
+function crossSiteReason(req: IncomingMessage): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let host: string | undefined;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      host = undefined;
+    }
+    if (host === undefined || host !== req.headers.host) return `requests from another origin (${origin.slice(0, 100)}) cannot change the exporter's state`;
+  }
+  if (req.headers['sec-fetch-site'] === 'cross-site') return "cross-site requests cannot change the exporter's state";
+  const type = req.headers['content-type'];
+  if (type !== undefined && FORM_TYPES.test(type)) {
+    return `a ${type.split(';')[0]?.trim()} body is what an HTML form sends: send the request without a body (curl -X POST), or as application/json`;
+  }
+  return undefined;
+}
+
+/** Loopback addresses' IPv6 form and IPv4-mapped addresses as their IPv4 form; other IPv6 addresses by their /64, which one host usually owns whole. */
+function clientKey(address: string | undefined): string {
+  if (address === undefined) return '?';
+  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
+  if (!address.includes(':')) return address;
+  const groups = address.split('::');
+  const head = (groups[0] ?? '').split(':').filter(Boolean);
+  const tail = groups.length > 1 ? (groups[1] ?? '').split(':').filter(Boolean) : [];
+  const full = [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail];
+  return `${full.slice(0, 4).join(':')}::/64`;
 }
 
 /**
@@ -285,32 +410,30 @@ export function createExporterServer(opts: ServerOptions): Server {
   const web = opts.webConfigFile ? new WebLayer(opts.webConfigFile, opts.authLimits) : undefined;
   const guard = new ConnectionGuard(limits);
 
+  const probes = { total: 0, byAddress: new Map<string, number>() };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const client = clientKey(req.socket.remoteAddress);
     if (web) {
-      try {
-        const next = web.refresh((cfg) => {
-          // The new certificate, key, CA and versions for the next handshakes; throws on a context OpenSSL refuses.
-          if (cfg.tls && 'setSecureContext' in server) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(cfg.tls);
-        });
-        if (next) opts.onWebConfigReload?.(true);
-      } catch (err) {
-        opts.onWebConfigError?.(err as Error);
-        opts.onWebConfigReload?.(false);
-      }
       for (const [k, v] of Object.entries(web.config.headers)) res.setHeader(k, v);
       if (clientAuthType(web.config) === 'RequireAnyClientCert') {
         const cert = (req.socket as TLSSocket).getPeerCertificate?.();
         if (!cert || Object.keys(cert).length === 0) return send(res, req, 403, TEXT, 'client certificate required\n');
       }
-      const verdict = await web.auth.verify(req.headers.authorization);
+      const verdict = await web.auth.verify(req.headers.authorization, client);
       if (verdict === 'busy') return send(res, req, 429, TEXT, 'too many authentication attempts in progress, retry later\n', { 'retry-after': '1' });
       if (verdict !== 'ok') {
         return send(res, req, 401, TEXT, 'unauthorized\n', { 'www-authenticate': 'Basic realm="avax-exporter", charset="UTF-8"' });
       }
     }
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path === '/-/reload' && req.method === 'POST' && opts.reload) {
+    if (path === '/-/reload' && (req.method === 'POST' || req.method === 'PUT')) {
       req.resume();
+      // As Prometheus answers when its lifecycle API is off.
+      if (!opts.reload) return send(res, req, 403, TEXT, 'Lifecycle API is not enabled (start the exporter with --web.enable-lifecycle).\n');
+      const foreign = crossSiteReason(req);
+      if (foreign) return send(res, req, 403, TEXT, `${foreign}\n`);
+      if (req.method === 'PUT') return send(res, req, 405, TEXT, 'use POST\n', { allow: 'POST' });
       const result = await opts.reload();
       return send(res, req, result.ok ? 200 : 500, TEXT, `${result.message}\n`);
     }
@@ -335,7 +458,23 @@ export function createExporterServer(opts: ServerOptions): Server {
       res.end(tail && tail.length ? tail : head);
       return;
     }
-    if (path === '/probe' && opts.probe) return opts.probe(req, res);
+    if (path === '/probe' && opts.probe) {
+      const mine = probes.byAddress.get(client) ?? 0;
+      if (probes.total >= limits.maxProbesInFlight || mine >= limits.maxProbesInFlightPerAddress) {
+        const which =
+          mine >= limits.maxProbesInFlightPerAddress ? `${limits.maxProbesInFlightPerAddress} from this address` : `${limits.maxProbesInFlight} in all`;
+        return send(res, req, 503, TEXT, `too many /probe requests in flight (${which}), retry later\n`, { 'retry-after': '1', 'cache-control': 'no-store' });
+      }
+      probes.total++;
+      probes.byAddress.set(client, mine + 1);
+      res.once('close', () => {
+        probes.total--;
+        const n = (probes.byAddress.get(client) ?? 1) - 1;
+        if (n <= 0) probes.byAddress.delete(client);
+        else probes.byAddress.set(client, n);
+      });
+      return opts.probe(req, res);
+    }
     if (path === '/-/healthy') return send(res, req, 200, TEXT, 'OK\n');
     if (path === '/-/ready') {
       return opts.ready() ? send(res, req, 200, TEXT, 'OK\n') : send(res, req, 503, TEXT, 'waiting for the first poll round\n');
@@ -347,7 +486,16 @@ export function createExporterServer(opts: ServerOptions): Server {
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const done = guard.requestStarted(req.socket);
-    res.once('close', done);
+    // A response not written in full in time (a client that never reads, a handler that never ends) loses its connection.
+    const deadline = setTimeout(() => {
+      guard.stats.timedOut++;
+      req.socket.destroy();
+    }, limits.responseTimeoutMs);
+    deadline.unref();
+    res.once('close', () => {
+      clearTimeout(deadline);
+      done();
+    });
     handle(req, res).catch(() => {
       if (!res.headersSent) send(res, req, 500, TEXT, 'internal error\n');
       else res.destroy();
@@ -366,6 +514,19 @@ export function createExporterServer(opts: ServerOptions): Server {
   // The caps are the guard's, counted at TCP accept (before any TLS or HTTP work), not
   // server.maxConnections, which refuses newcomers however idle the connections it keeps are.
   server.prependListener('connection', (socket: Socket) => guard.accept(socket));
-  server.once('close', () => guard.stop());
+  server.once('close', () => {
+    guard.stop();
+    web?.stop();
+  });
+  web?.watch(
+    (cfg) => {
+      // The new certificate, key, CA, versions and ciphers for the next handshakes; throws on a context OpenSSL refuses.
+      if (cfg.tls && 'setSecureContext' in server) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(cfg.tls);
+    },
+    (err) => {
+      if (err) opts.onWebConfigError?.(err);
+      opts.onWebConfigReload?.(err === undefined);
+    },
+  );
   return server;
 }

@@ -1,8 +1,10 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import bcrypt from 'bcryptjs';
+import { BcryptPool } from './bcrypt-pool.js';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
@@ -26,6 +28,60 @@ const CLIENT_AUTH_TYPES = ['NoClientCert', 'RequestClientCert', 'RequireAnyClien
 
 const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
 
+/**
+ * Go's cipher-suite names (crypto/tls, what exporter-toolkit's `cipher_suites`
+ * takes) and OpenSSL's names for the same suites, which Node's `ciphers`
+ * takes. As in Go, the list restricts TLS 1.0-1.2 only: TLS 1.3's suites stay
+ * on unless the list names some of them (which Go cannot honour, Node can).
+ */
+const CIPHER_SUITES: Record<string, string> = {
+  TLS_RSA_WITH_AES_128_CBC_SHA: 'AES128-SHA',
+  TLS_RSA_WITH_AES_256_CBC_SHA: 'AES256-SHA',
+  TLS_RSA_WITH_AES_128_CBC_SHA256: 'AES128-SHA256',
+  TLS_RSA_WITH_AES_128_GCM_SHA256: 'AES128-GCM-SHA256',
+  TLS_RSA_WITH_AES_256_GCM_SHA384: 'AES256-GCM-SHA384',
+  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA: 'ECDHE-ECDSA-AES128-SHA',
+  TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA: 'ECDHE-ECDSA-AES256-SHA',
+  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA: 'ECDHE-RSA-AES128-SHA',
+  TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA: 'ECDHE-RSA-AES256-SHA',
+  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256: 'ECDHE-ECDSA-AES128-SHA256',
+  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256: 'ECDHE-RSA-AES128-SHA256',
+  TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256: 'ECDHE-RSA-AES128-GCM-SHA256',
+  TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: 'ECDHE-ECDSA-AES128-GCM-SHA256',
+  TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384: 'ECDHE-RSA-AES256-GCM-SHA384',
+  TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384: 'ECDHE-ECDSA-AES256-GCM-SHA384',
+  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-RSA-CHACHA20-POLY1305',
+  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-ECDSA-CHACHA20-POLY1305',
+  // Go's older aliases of the two above.
+  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305: 'ECDHE-RSA-CHACHA20-POLY1305',
+  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305: 'ECDHE-ECDSA-CHACHA20-POLY1305',
+};
+
+/** TLS 1.3 suites: the same names in Go and OpenSSL. */
+const TLS13_SUITES = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];
+
+/** Go suites Node's OpenSSL 3 does not offer at all (RC4, 3DES): refused rather than silently dropped. */
+const UNAVAILABLE_SUITES = /_RC4_|_3DES_/;
+
+/** Go's curve names (`curve_preferences`) as OpenSSL's group names (Node's `ecdhCurve`). */
+const CURVES: Record<string, string> = { CurveP256: 'P-256', CurveP384: 'P-384', CurveP521: 'P-521', X25519: 'X25519', X25519MLKEM768: 'X25519MLKEM768' };
+
+/** `ciphers` for Node from Go suite names; the problems with their index. */
+function ciphersOf(names: readonly string[], problems: string[]): string | undefined {
+  const tls12: string[] = [];
+  const tls13: string[] = [];
+  names.forEach((name, i) => {
+    const at = `tls_server_config.cipher_suites[${i}]`;
+    if (TLS13_SUITES.includes(name)) tls13.push(name);
+    else if (CIPHER_SUITES[name]) tls12.push(CIPHER_SUITES[name]);
+    else if (UNAVAILABLE_SUITES.test(name)) problems.push(`${at}: ${name} is not available in Node's TLS (OpenSSL 3 has no RC4 or 3DES); remove it`);
+    else problems.push(`${at}: unknown cipher suite ${JSON.stringify(name)} (expected one of ${[...Object.keys(CIPHER_SUITES), ...TLS13_SUITES].join(', ')})`);
+  });
+  if (tls12.length === 0 && tls13.length === 0) return undefined;
+  // Go keeps every TLS 1.3 suite whatever the list says; so do we unless the list names some.
+  return [...tls12, ...(tls13.length ? tls13 : TLS13_SUITES)].join(':');
+}
+
 const bcryptHash = z.string().regex(/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/, 'must be a bcrypt hash ($2y$10$...)');
 
 /** Headers the toolkit lets operators set, and that we therefore accept. */
@@ -41,10 +97,16 @@ const webConfigSchema = z
         client_auth_type: z.enum(CLIENT_AUTH_TYPES).optional(),
         min_version: z.enum(Object.keys(TLS_VERSIONS) as [keyof typeof TLS_VERSIONS]).optional(),
         max_version: z.enum(Object.keys(TLS_VERSIONS) as [keyof typeof TLS_VERSIONS]).optional(),
+        cipher_suites: z.array(z.string()).optional(),
+        curve_preferences: z.array(z.string()).optional(),
+        prefer_server_cipher_suites: z.boolean().optional(),
       })
       .optional(),
     http_server_config: z
       .strictObject({
+        // The toolkit's switch for HTTP/2 over TLS. This server speaks HTTP/1.1 only; clients negotiate it by ALPN
+        // whichever way it is set (so true is accepted, as a permission nobody is refused for), see docs/security.md.
+        http2: z.boolean().optional(),
         // A CR or LF would end the header early (Node then refuses every response): rejected here, with its path.
         headers: z
           .record(
@@ -94,9 +156,39 @@ export class WebConfigError extends Error {
   }
 }
 
+/** Largest web config, certificate, key or CA file read (a symlink to /dev/zero or a huge file must not be slurped). */
+export const MAX_WEB_CONFIG_FILE_BYTES = 1024 * 1024;
+
+/**
+ * Reads a regular file of at most {@link MAX_WEB_CONFIG_FILE_BYTES}. Opened
+ * non-blocking, so a FIFO cannot hang the open; then the open file itself is
+ * checked (not the path, which could be swapped in between): a device, FIFO,
+ * socket or directory is refused, and so is a file over the limit, by its
+ * size and by what could be read.
+ */
+export function readBoundedFile(path: string): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > MAX_WEB_CONFIG_FILE_BYTES) throw new Error(`larger than ${MAX_WEB_CONFIG_FILE_BYTES} bytes (${st.size})`);
+    const buf = Buffer.alloc(MAX_WEB_CONFIG_FILE_BYTES + 1);
+    let n = 0;
+    for (;;) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+      if (n > MAX_WEB_CONFIG_FILE_BYTES) throw new Error(`larger than ${MAX_WEB_CONFIG_FILE_BYTES} bytes`);
+    }
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readOrFail(path: string, label: string, problems: string[]): Buffer | undefined {
   try {
-    return readFileSync(path);
+    return readBoundedFile(path);
   } catch (err) {
     problems.push(`${label}: cannot read ${path}: ${(err as Error).message}`);
     return undefined;
@@ -137,6 +229,20 @@ export function loadWebConfig(path: string): WebConfig {
     const key = readOrFail(keyPath, 'tls_server_config.key_file', problems);
     const ca = caPath ? readOrFail(caPath, 'tls_server_config.client_ca_file', problems) : undefined;
     const type = t.client_auth_type ?? 'NoClientCert';
+    const ciphers = t.cipher_suites ? ciphersOf(t.cipher_suites, problems) : undefined;
+    const unknownCurves = (t.curve_preferences ?? []).filter((c) => !CURVES[c]);
+    for (const c of unknownCurves)
+      problems.push(`tls_server_config.curve_preferences: unknown curve ${JSON.stringify(c)} (expected one of ${Object.keys(CURVES).join(', ')})`);
+    const ecdhCurve = t.curve_preferences?.length ? t.curve_preferences.map((c) => CURVES[c] ?? c).join(':') : undefined;
+    if (ecdhCurve && unknownCurves.length === 0) {
+      try {
+        createSecureContext({ ecdhCurve });
+      } catch {
+        problems.push(
+          `tls_server_config.curve_preferences: ${t.curve_preferences?.join(', ')}: not all are supported by this Node's OpenSSL (${process.versions.openssl})`,
+        );
+      }
+    }
     // Node verifies a presented certificate against `ca` whenever rejectUnauthorized is set;
     // "any" certificate (no verification) is checked by hand in the request handler.
     tls = {
@@ -147,6 +253,10 @@ export function loadWebConfig(path: string): WebConfig {
       rejectUnauthorized: type === 'RequireAndVerifyClientCert',
       minVersion: TLS_VERSIONS[t.min_version ?? 'TLS12'],
       ...(t.max_version ? { maxVersion: TLS_VERSIONS[t.max_version] } : {}),
+      ...(ciphers ? { ciphers } : {}),
+      ...(ecdhCurve ? { ecdhCurve } : {}),
+      // The toolkit's default is true (Go has ignored it since 1.18 and always picks well); Node honours it.
+      honorCipherOrder: t.prefer_server_cipher_suites ?? true,
       clientAuthType: type,
     } as WebConfig['tls'] & { clientAuthType: string };
     if (cert && key && (!caPath || ca)) {
@@ -159,6 +269,8 @@ export function loadWebConfig(path: string): WebConfig {
           ...(ca ? { ca } : {}),
           ...(tls.minVersion ? { minVersion: tls.minVersion as never } : {}),
           ...(tls.maxVersion ? { maxVersion: tls.maxVersion as never } : {}),
+          ...(ciphers ? { ciphers } : {}),
+          ...(ecdhCurve ? { ecdhCurve } : {}),
         });
       } catch (err) {
         problems.push(`tls_server_config: cert_file ${certPath}, key_file ${keyPath}${caPath ? `, client_ca_file ${caPath}` : ''}: ${(err as Error).message}`);
@@ -180,7 +292,7 @@ export function fileStamps(files: readonly string[]): string {
     .map((f) => {
       try {
         const s = statSync(f);
-        return `${f}:${s.mtimeMs}:${s.size}`;
+        return `${f}:${s.ino}:${s.mtimeMs}:${s.ctimeMs}:${s.size}`;
       } catch {
         return `${f}:missing`;
       }
@@ -207,55 +319,100 @@ export function dummyHashOfCost(cost: number): string {
 
 /** Bounds on what basic auth may spend: bcrypt is slow on purpose, so unchecked it is a denial of service. */
 export interface BasicAuthLimits {
-  /** bcrypt comparisons running at once. */
+  /** bcrypt comparisons running at once (worker threads). */
   concurrency: number;
-  /** Comparisons waiting for a slot; a request beyond is answered at once (429), without one. */
+  /** Comparisons waiting for a worker; a request beyond is answered at once (429), without one. */
   queue: number;
-  /** Verified credentials remembered, and for how long. */
+  /** Verified credentials remembered, and for how long since their last use. */
   cacheSize: number;
   cacheTtlMs: number;
 }
 
-/** Defaults of {@link BasicAuthLimits}: two comparisons at once (the machine may have two cores), eight waiting. */
-export const DEFAULT_BASIC_AUTH_LIMITS: BasicAuthLimits = { concurrency: 2, queue: 8, cacheSize: 1_000, cacheTtlMs: 10 * 60_000 };
+/**
+ * Defaults of {@link BasicAuthLimits}: comparisons at once on one core less
+ * than the machine has (so the event loop keeps one), at least one and at
+ * most two; eight waiting.
+ */
+export const DEFAULT_BASIC_AUTH_LIMITS: BasicAuthLimits = {
+  concurrency: Math.max(1, Math.min(2, availableParallelism() - 1)),
+  queue: 8,
+  cacheSize: 1_000,
+  cacheTtlMs: 10 * 60_000,
+};
 
-/** The outcome of a check: `busy` when the comparison queue is full (answer 429, nothing was compared). */
+/** The outcome of a check: `busy` when no comparison could be queued for this client (answer 429, nothing was compared). */
 export type AuthResult = 'ok' | 'denied' | 'busy';
 
 /** Per-process key of the verified-credentials cache: its keys reveal nothing without it, and it never leaves memory. */
 const CACHE_KEY = randomBytes(32);
 
+/** The worker pool every {@link BasicAuth} shares (a reloaded web config gets a new BasicAuth, not new threads). */
+let sharedPool: BcryptPool | undefined;
+
+/** Compares in the shared worker pool (started on first use, sized by the first caller's concurrency). */
+function poolCompare(size: number): (password: string, hash: string) => Promise<boolean> {
+  return async (password, hash) => {
+    sharedPool ??= new BcryptPool(size);
+    return (await sharedPool.compare(password, hash)).ok;
+  };
+}
+
+/** A `Basic` Authorization header as RFC 7617 has it: the scheme, one space, base64 of `user:password`. */
+const BASIC_HEADER = /^Basic ([A-Za-z0-9+/]+={0,2})$/i;
+
+/** The user and password of a well-formed Basic header; undefined for anything else (no comparison is then made). */
+export function parseBasicHeader(header: string | undefined): { user: string; password: string } | undefined {
+  if (header === undefined || header.length > 4_096) return undefined;
+  const m = BASIC_HEADER.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
 /**
- * Checks HTTP basic auth against bcrypt hashes. A successful check is
- * remembered for a while, keyed by an HMAC (random per-process key) of the
- * user, the password and the hash, never the password itself, so a scraper
- * sending the same credentials every 15 s pays one bcrypt comparison, not one
- * per scrape. Comparisons run in a small pool with a short queue: a flood of
- * wrong passwords gets 429 at once instead of queueing CPU work in front of
- * the valid scrapes. Unknown users are compared against a dummy hash of the
- * configured users' cost, so timing does not reveal who exists.
+ * Checks HTTP basic auth against bcrypt hashes. Comparisons run in worker
+ * threads (see bcrypt-pool.ts), so accepting connections and serving other
+ * requests never waits on one. A request without a well-formed `Basic`
+ * header is denied without a comparison. Every client address has at most
+ * one comparison queued or running, and all of them together at most
+ * `concurrency + queue`; a request beyond is answered `busy` at once.
+ *
+ * A successful check is remembered, keyed by an HMAC (random per-process
+ * key) of the user, the password and the hash, never the password itself, and
+ * renewed on each use: a scraper sending the same credentials every 15 s pays
+ * one comparison, not one per scrape, and stays cached for as long as it
+ * scrapes. Unknown users are compared against a dummy hash of the highest
+ * cost in the file, and a failed check against a cheaper hash is padded to
+ * what a comparison at that highest cost takes, so timing tells neither who
+ * exists nor whose hash is cheaper.
  */
 export class BasicAuth {
   readonly #users: Map<string, string>;
   readonly #verified = new Map<string, number>();
   readonly #limits: BasicAuthLimits;
   readonly #dummy: string;
+  readonly #maxCost: number;
+  readonly #compare: (password: string, hash: string) => Promise<boolean>;
+  /** Wall time of the last comparison at the highest cost, ms (what failed checks are padded to). */
+  #maxCostMs: number | undefined;
   #running = 0;
   readonly #waiting: (() => void)[] = [];
+  /** Client addresses with a comparison queued or running. */
+  readonly #pending = new Set<string>();
   /** bcrypt comparisons made (for tests and the curious). */
   comparisons = 0;
   /** Checks answered `busy`. */
   refused = 0;
 
-  constructor(
-    users: Record<string, string>,
-    private readonly compare: (password: string, hash: string) => Promise<boolean> = (p, h) => bcrypt.compare(p, h),
-    limits: Partial<BasicAuthLimits> = {},
-  ) {
+  constructor(users: Record<string, string>, compare?: (password: string, hash: string) => Promise<boolean>, limits: Partial<BasicAuthLimits> = {}) {
     this.#users = new Map(Object.entries(users));
     this.#limits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...limits };
+    this.#compare = compare ?? poolCompare(this.#limits.concurrency);
     const costs = [...this.#users.values()].map((h) => bcrypt.getRounds(h));
-    this.#dummy = costs.length && Math.max(...costs) !== 10 ? dummyHashOfCost(Math.max(...costs)) : DUMMY_HASH;
+    this.#maxCost = costs.length ? Math.max(...costs) : 10;
+    this.#dummy = this.#maxCost !== 10 ? dummyHashOfCost(this.#maxCost) : DUMMY_HASH;
   }
 
   /** True when no users are configured (auth off). */
@@ -269,48 +426,70 @@ export class BasicAuth {
   }
 
   /** Verifies an Authorization header. */
-  async check(header: string | undefined): Promise<boolean> {
-    return (await this.verify(header)) === 'ok';
+  async check(header: string | undefined, address = ''): Promise<boolean> {
+    return (await this.verify(header, address)) === 'ok';
   }
 
-  /** Verifies an Authorization header, saying when it could not be compared for lack of capacity. */
-  async verify(header: string | undefined): Promise<AuthResult> {
+  /** Verifies an Authorization header from `address`, saying when it could not be compared for lack of capacity. */
+  async verify(header: string | undefined, address = ''): Promise<AuthResult> {
     if (this.disabled) return 'ok';
-    const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
-    const decoded = m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : '';
-    const colon = decoded.indexOf(':');
-    const user = colon >= 0 ? decoded.slice(0, colon) : '';
-    const password = colon >= 0 ? decoded.slice(colon + 1) : '';
+    const creds = parseBasicHeader(header);
+    // No well-formed header: nothing to compare, and nothing an attacker can make us spend CPU on.
+    if (!creds) return 'denied';
+    const { user, password } = creds;
     const hash = this.#users.get(user);
     const cacheKey = createHmac('sha256', CACHE_KEY)
       .update(`${user}\u0000${password}\u0000${hash ?? ''}`)
       .digest('base64');
     const now = Date.now();
     const at = hash !== undefined ? this.#verified.get(cacheKey) : undefined;
-    if (at !== undefined && now - at <= this.#limits.cacheTtlMs) return 'ok';
-    if (!(await this.#slot())) {
+    if (at !== undefined && now - at <= this.#limits.cacheTtlMs) {
+      // Renewed on use (and moved to the young end of the eviction order).
+      this.#verified.delete(cacheKey);
+      this.#verified.set(cacheKey, now);
+      return 'ok';
+    }
+    if (this.#pending.has(address)) {
       this.refused++;
       return 'busy';
     }
-    let ok: boolean;
+    this.#pending.add(address);
     try {
-      this.comparisons++;
-      // Unknown users (and missing headers) pay for a comparison too.
-      ok = await this.compare(password, hash ?? this.#dummy);
-    } finally {
-      this.#release();
-    }
-    if (ok && hash !== undefined && m) {
-      if (this.#verified.size >= this.#limits.cacheSize) {
-        // The oldest entry goes (a Map iterates in insertion order).
-        const oldest = this.#verified.keys().next().value;
-        if (oldest !== undefined) this.#verified.delete(oldest);
+      if (!(await this.#slot())) {
+        this.refused++;
+        return 'busy';
       }
-      this.#verified.delete(cacheKey);
-      this.#verified.set(cacheKey, Date.now());
-      return 'ok';
+      const against = hash ?? this.#dummy;
+      const cost = bcrypt.getRounds(against);
+      const t0 = performance.now();
+      let ok: boolean;
+      try {
+        this.comparisons++;
+        ok = await this.#compare(password, against).catch(() => false);
+      } finally {
+        this.#release();
+      }
+      const ms = performance.now() - t0;
+      if (cost === this.#maxCost) this.#maxCostMs = ms;
+      if (ok && hash !== undefined) {
+        if (this.#verified.size >= this.#limits.cacheSize) {
+          // The least recently used entry goes (a Map iterates in insertion order, and a hit re-inserts).
+          const oldest = this.#verified.keys().next().value;
+          if (oldest !== undefined) this.#verified.delete(oldest);
+        }
+        this.#verified.delete(cacheKey);
+        this.#verified.set(cacheKey, Date.now());
+        return 'ok';
+      }
+      if (cost < this.#maxCost) {
+        // A wrong password for a user with a cheaper hash: answered no sooner than a check at the highest cost.
+        const target = this.#maxCostMs ?? ms * 2 ** (this.#maxCost - cost);
+        if (target > ms) await new Promise((r) => setTimeout(r, target - ms));
+      }
+      return 'denied';
+    } finally {
+      this.#pending.delete(address);
     }
-    return 'denied';
   }
 
   /** Waits for a comparison slot; false at once when the queue is full. */

@@ -28,6 +28,8 @@ export interface KnownNodeFacts {
    * it is not scheduled.
    */
   rewardUptimeUpgradeTime?: number;
+  /** Activation times (Unix seconds) of the upgrades the node's network defines (info.upgrades): the upgrade times a peer may report. */
+  upgradeTimes?: readonly number[];
 }
 
 /** Everything a source may use during one poll. I/O only goes through these. */

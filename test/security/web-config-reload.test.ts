@@ -3,8 +3,8 @@
  * auth under a flood: a change is applied whole or not at all, never opens
  * the server, and bcrypt work is bounded.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
@@ -19,6 +19,11 @@ import { FakeNode } from '../../src/fake/fake-node.js';
 import { eventually, startTestDaemon, valueOf } from '../helpers/daemon.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Polls `ok` every 50 ms until it holds or `ms` passed. */
+async function waitFor(ok: () => boolean, ms: number): Promise<void> {
+  const t0 = Date.now();
+  while (!ok() && Date.now() - t0 < ms) await sleep(50);
+}
 let dir = '';
 const HASH_OLD = bcrypt.hashSync('old-pw', 4);
 const HASH_NEW = bcrypt.hashSync('new-pw', 4);
@@ -83,11 +88,12 @@ describe('web config reload', () => {
 
     /** Writes the file (or removes it), lets the once-a-second check see it, and returns what the next reload attempt said. */
     const change = async (content: string | undefined): Promise<boolean | undefined> => {
-      await sleep(1_100);
+      await sleep(300);
+      const before = reloads.length;
       if (content === undefined) rmSync(file);
       else writeFileSync(file, content);
-      const before = reloads.length;
-      await sleep(1_100);
+      // Looked at twice, half a second apart, before it is read.
+      await waitFor(() => reloads.length > before, 5_000);
       expect(await get(port, 'prometheus:old-pw')).not.toBe(0);
       return reloads.length > before ? reloads.at(-1) : undefined;
     };
@@ -105,6 +111,11 @@ describe('web config reload', () => {
           'key_file: server.key\n  client_ca_file: server.crt\n  client_auth_type: RequireAndVerifyClientCert\n',
         ),
         /client_auth_type NoClientCert -> RequireAndVerifyClientCert needs a restart/,
+      ],
+      [
+        'basic auth turned off (the last section not written yet)',
+        TLS_AUTH(HASH_OLD).replace(/basic_auth_users:[\s\S]*$/, ''),
+        /turning basic auth off .*needs a restart/,
       ],
       ['users removed with a bad certificate path', 'tls_server_config:\n  cert_file: missing.crt\n  key_file: server.key\n', /cannot read/],
       ['users removed with a garbage certificate', 'tls_server_config:\n  cert_file: garbage.crt\n  key_file: server.key\n', /garbage\.crt/],
@@ -211,6 +222,104 @@ describe('web config validation at load', () => {
   });
 });
 
+describe('web config files written in steps, special or huge (issue 23, point 5)', () => {
+  /** Plain HTTP GET /metrics with optional credentials: the status and the time it took. */
+  const plainGet = async (port: number, password?: string): Promise<{ status: number; ms: number }> => {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+      headers: password ? { authorization: `Basic ${Buffer.from(`prometheus:${password}`).toString('base64')}` } : {},
+      signal: AbortSignal.timeout(5_000),
+    }).catch(() => undefined);
+    return { status: res?.status ?? 0, ms: performance.now() - t0 };
+  };
+  const PLAIN_AUTH = (hash: string) => `http_server_config:\n  headers:\n    X-Frame-Options: deny\nbasic_auth_users:\n  prometheus: ${hash}\n`;
+
+  it('a file written in two steps 2.5 s apart never turns auth off in the gap; the whole file is applied once it settles', async () => {
+    const file = join(dir, 'steps-web.yml');
+    writeFileSync(file, PLAIN_AUTH(HASH_OLD));
+    const errors: string[] = [];
+    const reloads: boolean[] = [];
+    const port = await start({ webConfigFile: file, onWebConfigError: (e) => errors.push(e.message), onWebConfigReload: (ok) => reloads.push(ok) });
+    const anonymous: number[] = [];
+    let asking = true;
+    const asker = (async () => {
+      while (asking) {
+        anonymous.push((await plainGet(port)).status);
+        await sleep(20);
+      }
+    })();
+    cleanups.push(async () => {
+      asking = false;
+      await asker;
+    });
+    // Step one: a valid prefix, without its users section yet.
+    const whole = PLAIN_AUTH(HASH_NEW);
+    writeFileSync(file, whole.slice(0, whole.indexOf('basic_auth_users')));
+    await sleep(2_500);
+    // Step two: the rest.
+    writeFileSync(file, whole);
+    await waitFor(() => reloads.includes(true), 5_000);
+    asking = false;
+    await asker;
+    expect(errors.some((e) => /turning basic auth off .*needs a restart/.test(e))).toBe(true);
+    expect(reloads.at(-1)).toBe(true);
+    expect((await plainGet(port, 'new-pw')).status).toBe(200);
+    expect(anonymous.length).toBeGreaterThan(20);
+    expect(anonymous.filter((x) => x !== 401)).toEqual([]);
+  }, 20_000);
+
+  it('a file that keeps changing is not read until two looks half a second apart agree', async () => {
+    const file = join(dir, 'churn-web.yml');
+    writeFileSync(file, PLAIN_AUTH(HASH_OLD));
+    const reloads: boolean[] = [];
+    const port = await start({ webConfigFile: file, onWebConfigReload: (ok) => reloads.push(ok) });
+    // Rewritten every 150 ms for 2.5 s, each time a valid config with the new password: nothing is applied meanwhile.
+    const t0 = Date.now();
+    for (let i = 0; Date.now() - t0 < 2_500; i++) {
+      writeFileSync(file, `${PLAIN_AUTH(HASH_NEW)}# write ${i}\n`);
+      await sleep(150);
+    }
+    expect(reloads).toEqual([]);
+    expect((await plainGet(port, 'old-pw')).status).toBe(200);
+    // Settled: applied.
+    await waitFor(() => reloads.length > 0, 5_000);
+    expect(reloads).toEqual([true]);
+    expect((await plainGet(port, 'new-pw')).status).toBe(200);
+  }, 20_000);
+
+  it('a symlink to /dev/zero, a FIFO and a 2 MiB file are refused without reading them, and requests are answered at once meanwhile', async () => {
+    const file = join(dir, 'special-web.yml');
+    writeFileSync(file, PLAIN_AUTH(HASH_OLD));
+    const errors: string[] = [];
+    const reloads: boolean[] = [];
+    const port = await start({ webConfigFile: file, onWebConfigError: (e) => errors.push(e.message), onWebConfigReload: (ok) => reloads.push(ok) });
+    const cases: [string, () => void, RegExp][] = [
+      ['symlink to /dev/zero', () => symlinkSync('/dev/zero', file), /not a regular file/],
+      ['FIFO', () => execFileSync('mkfifo', [file]), /not a regular file/],
+      ['2 MiB file', () => writeFileSync(file, `${PLAIN_AUTH(HASH_OLD)}${'#'.repeat(2 * 1024 * 1024)}\n`), /larger than 1048576 bytes/],
+    ];
+    for (const [what, make, why] of cases) {
+      rmSync(file);
+      make();
+      const before = reloads.length;
+      const slowest = { ms: 0 };
+      // Ask all along while the change is looked at.
+      const t0 = Date.now();
+      while (reloads.length === before && Date.now() - t0 < 5_000) {
+        const r = await plainGet(port, 'old-pw');
+        expect(r.status, what).toBe(200);
+        slowest.ms = Math.max(slowest.ms, r.ms);
+        await sleep(50);
+      }
+      expect(reloads.at(-1), what).toBe(false);
+      expect(errors.at(-1), what).toMatch(why);
+      expect(slowest.ms, what).toBeLessThan(1_000);
+      // Refused the same way at start-up.
+      expect(() => loadWebConfig(file), what).toThrow(why);
+    }
+  }, 30_000);
+});
+
 describe('basic auth under a flood', () => {
   it('wrong passwords beyond a small bcrypt pool get 429 at once; a verified scraper is answered from the cache meanwhile', async () => {
     const file = join(dir, 'flood-web.yml');
@@ -247,7 +356,7 @@ describe('basic auth under a flood', () => {
     await sleep(5);
     const statuses = await Promise.all(flood);
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
-    // At most two comparing and eight waiting: the rest were turned away without a comparison.
+    // One address, one comparison queued at a time (and at most ten in all): the rest were turned away without a comparison.
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(80 - 10 - 10);
   });
 

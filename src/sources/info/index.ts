@@ -72,6 +72,7 @@ export const infoSource = defineSource<InfoValue>({
     networkName: v.networkName,
     version: v.version,
     rewardUptimeUpgradeTime: rewardUptimeUpgradeTime(v.upgrades),
+    upgradeTimes: v.upgrades.map((u) => u.timestampSeconds),
   }),
   async poll(ctx, previous) {
     const call = <S extends z.ZodType>(method: string, schema: S) => ctx.rpc.call('/ext/info', method, {}, schema, ctx.deadline);

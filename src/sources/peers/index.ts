@@ -3,7 +3,7 @@ import { smallUint, smallUintString, uintString } from '../../http/wire.js';
 import { defineSource, SLOW_REFRESH_ROUNDS, type PollContext } from '../source.js';
 import { collectPeers } from './collect.js';
 import { weightedNearestRank } from '../../domain/rules.js';
-import { compareNodeVersions } from './node-version.js';
+import { compareNodeVersions, parseNodeVersion } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from './collect.js';
 import { readStakeEntry } from '../validators/validator-entry.js';
 import type { StakeMap, StakeAttempt, VersionStake, BenchedPeer, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
@@ -40,6 +40,69 @@ export const stakeEntrySchema = z.object({ nodeID: z.string().min(1), weight: ui
  * this cap they are only counted, so one event cannot multiply the series.
  */
 export const MAX_BENCHED_PEERS = 50;
+
+/**
+ * Peer-reported values become label values, and a peer can report anything:
+ * 20,000 peers with distinct versions made 120,716 series (issue 23). Each
+ * such label keeps at most this many values per node (the most common, or
+ * the heaviest by stake), the rest summed into {@link OTHER}.
+ */
+export const MAX_PEER_LABEL_VALUES = 16;
+
+/** The label value that stands for every value folded away (invalid, not defined by the network, or beyond the top ones). */
+export const OTHER = 'other';
+
+/** A version string AvalancheGo sends (`avalanchego/1.14.2`; the pre-1.10.18 `avalanche/1.9.0`), short and of safe characters. */
+export function validPeerVersion(v: string): boolean {
+  return v.length <= 40 && /^[A-Za-z][\w.-]{0,19}\/v?\d{1,4}\.\d{1,4}\.\d{1,4}$/.test(v) && parseNodeVersion(v) !== undefined;
+}
+
+/**
+ * Upgrade times a node does not know yet, still listed: a newer version's
+ * next upgrade is exactly what `avax_node_peers_by_upgrade_time` is there to
+ * show before this node learns of it. Only the most common few, and only
+ * plausible ones (whole minutes between 2020 and 2100, as every AvalancheGo
+ * activation time is).
+ */
+export const MAX_UNKNOWN_UPGRADE_TIMES = 4;
+
+/** Which reported upgrade times keep their own label value: the network's (the node's info.upgrades) and the few most common plausible others. */
+function upgradeTimeKeeper(counts: ReadonlyMap<string, number>, defined: readonly number[] | undefined): ((t: string) => boolean) | undefined {
+  if (!defined) return undefined;
+  const known = new Set(defined.map(String));
+  const plausible = (t: string) => {
+    const v = Number(t);
+    return v % 60 === 0 && v >= 1_577_836_800 && v < 4_102_444_800;
+  };
+  const unknown = [...counts]
+    .filter(([t]) => !known.has(t) && plausible(t))
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, MAX_UNKNOWN_UPGRADE_TIMES);
+  for (const [t] of unknown) known.add(t);
+  return (t) => known.has(t);
+}
+
+/** A chain a peer is benched on: the primary aliases or a CB58 blockchain id. */
+function validChainId(c: string): boolean {
+  return /^(P|X|C)$/.test(c) || /^[1-9A-HJ-NP-Za-km-z]{40,60}$/.test(c);
+}
+
+/**
+ * Keeps the `max` largest entries (ties by key, so the choice is stable) and
+ * sums the rest, and every key `keep` refuses, into {@link OTHER}. Pure.
+ */
+export function foldTop<V extends number | bigint>(counts: ReadonlyMap<string, V>, max: number, keep: (k: string) => boolean = () => true): Map<string, V> {
+  const kept = [...counts].filter(([k]) => k !== OTHER && keep(k));
+  kept.sort((a, b) => (a[1] === b[1] ? (a[0] < b[0] ? -1 : 1) : a[1] > b[1] ? -1 : 1));
+  const out = new Map<string, V>(kept.slice(0, max));
+  let rest: V | undefined;
+  for (const [k, v] of counts) {
+    if (out.has(k)) continue;
+    rest = rest === undefined ? v : (((rest as number) + (v as number)) as V);
+  }
+  if (rest !== undefined) out.set(OTHER, rest);
+  return out;
+}
 
 /** Rounds to wait before asking again after the validator set could not be fetched. */
 export const STAKE_RETRY_ROUNDS = 5;
@@ -110,14 +173,14 @@ export const peersSource = defineSource<PeersValue>({
       // A failed fetch is an absent map, not a failed source (see above).
       due ? sharedStake(ctx).catch(() => undefined) : Promise.resolve(undefined),
     ]);
-    const value = peersValueFrom(result);
+    const value = peersValueFrom(result, ctx.known.upgradeTimes);
     let stake: StakeMap | undefined = fetched ? { byNodeId: fetched, fetchedRound: ctx.round } : previous?.stake;
     if (stake && (ctx.round < stake.fetchedRound || ctx.round - stake.fetchedRound > STAKE_MAX_AGE_ROUNDS)) stake = undefined;
     const attempt = due ? { round: ctx.round, ok: fetched !== undefined } : previous?.stakeAttempt;
     if (stake) value.stake = stake;
     if (attempt) value.stakeAttempt = attempt;
     const peers = result.peers ?? [];
-    value.benched = benchedPeersFrom(peers, new Set(ctx.node.watch.nodeIds), stake?.byNodeId);
+    value.benched = benchedPeersFrom(peers, new Set(ctx.node.watch.nodeIds), stake?.byNodeId, MAX_BENCHED_PEERS, new Set(Object.keys(value.benchedByChain)));
     value.benchedWatched = watchedBenchedFrom(
       peers,
       ctx.node.watch.nodeIds.filter((id) => id !== ctx.known.nodeId),
@@ -173,20 +236,36 @@ export function stakeWeightedObservedUptime(
   return weightedNearestRank(entries, quantiles)?.map((q) => ({ quantile: q.quantile, ratio: q.value }));
 }
 
-/** Reduces a validated info.peers result to counts. Pure. */
-export function peersValueFrom(r: z.output<typeof peersResult>): PeersValue {
-  const byVersion: Record<string, number> = {};
-  const benchedByChain: Record<string, number> = {};
+/**
+ * Reduces a validated info.peers result to counts, each label bounded:
+ * versions that are not AvalancheGo version strings, and beyond the
+ * {@link MAX_PEER_LABEL_VALUES} most common, count under {@link OTHER}; so do
+ * upgrade times the network does not define (`upgradeTimes`: the activation
+ * times of the node's own info.upgrades, plus the
+ * {@link MAX_UNKNOWN_UPGRADE_TIMES} most common plausible others; while those
+ * are not known, the most common times), and benched chains that are not
+ * chain ids or beyond the most common. Pure.
+ */
+export function peersValueFrom(r: z.output<typeof peersResult>, upgradeTimes?: readonly number[]): PeersValue {
+  const versions = new Map<string, number>();
+  const chains = new Map<string, number>();
+  const times = new Map<string, number>();
   const observedUptimes: number[] = [];
-  const byUpgradeTime: Record<string, number> = {};
+  const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   for (const p of r.peers ?? []) {
-    byVersion[p.version] = (byVersion[p.version] ?? 0) + 1;
-    if (p.upgradeTime !== undefined) byUpgradeTime[String(p.upgradeTime)] = (byUpgradeTime[String(p.upgradeTime)] ?? 0) + 1;
-    for (const chain of new Set(p.benched ?? [])) benchedByChain[chain] = (benchedByChain[chain] ?? 0) + 1;
+    add(versions, validPeerVersion(p.version) ? p.version : OTHER);
+    if (p.upgradeTime !== undefined) add(times, String(p.upgradeTime));
+    for (const chain of new Set(p.benched ?? [])) add(chains, validChainId(chain) ? chain : OTHER);
     if (p.observedUptime !== undefined) observedUptimes.push(p.observedUptime / 100);
   }
   observedUptimes.sort((a, b) => a - b);
-  return { numPeers: r.numPeers, byVersion, benchedByChain, byUpgradeTime, observedUptimes };
+  return {
+    numPeers: r.numPeers,
+    byVersion: Object.fromEntries(foldTop(versions, MAX_PEER_LABEL_VALUES)),
+    benchedByChain: Object.fromEntries(foldTop(chains, MAX_PEER_LABEL_VALUES)),
+    byUpgradeTime: Object.fromEntries(foldTop(times, MAX_PEER_LABEL_VALUES, upgradeTimeKeeper(times, upgradeTimes))),
+    observedUptimes,
+  };
 }
 
 /**
@@ -199,11 +278,13 @@ export function benchedPeersFrom(
   watched: ReadonlySet<string>,
   stake: ReadonlyMap<string, bigint> | undefined,
   max = MAX_BENCHED_PEERS,
+  keptChains?: ReadonlySet<string>,
 ): BenchedPeers {
   const all: BenchedPeer[] = [];
   for (const p of peers) {
-    const chains = [...new Set(p.benched ?? [])].sort();
-    if (chains.length > 0) all.push({ nodeId: p.nodeID, chains });
+    // Invalid chain ids and chains beyond the node's kept ones (see peersValueFrom) show as `other`, once.
+    const chains = [...new Set((p.benched ?? []).map((c) => (validChainId(c) && (keptChains?.has(c) ?? true) ? c : OTHER)))].sort();
+    if (chains.length > 0) all.push({ nodeId: p.nodeID, chains: chains.slice(0, MAX_PEER_LABEL_VALUES + 1) });
   }
   if (all.length > max) {
     all.sort((a, b) => {
@@ -254,7 +335,8 @@ export function versionStakeFrom(
     byVersion.set(version, (byVersion.get(version) ?? 0n) + s);
     total += s;
   };
-  for (const p of peers) add(p.nodeID, p.version);
+  // A version that is not a version string counts under `other` (a label value, like the others).
+  for (const p of peers) add(p.nodeID, validPeerVersion(p.version) ? p.version : OTHER);
   if (self) add(self.nodeId, self.version);
   if (total === 0n) return undefined;
   let majority: [string, bigint] | undefined;
@@ -263,8 +345,8 @@ export function versionStakeFrom(
   }
   if (!majority) return undefined;
   const ratioByVersion: Record<string, number> = {};
-  // Number() of a nAVAX sum loses only digits far below the ratio's precision.
-  for (const [version, s] of byVersion) ratioByVersion[version] = Number(s) / Number(total);
+  // The heaviest versions by stake, the rest under `other`. Number() of a nAVAX sum loses only digits far below the ratio's precision.
+  for (const [version, s] of foldTop(byVersion, MAX_PEER_LABEL_VALUES)) ratioByVersion[version] = Number(s) / Number(total);
   const out: VersionStake = { ratioByVersion, majorityVersion: majority[0] };
   const cmp = self ? compareNodeVersions(self.version, majority[0]) : undefined;
   if (cmp !== undefined) out.behindMajority = cmp < 0;
