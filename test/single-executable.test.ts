@@ -7,7 +7,7 @@
  * all inside the bundle), serving /metrics and the status page, then stopping on SIGTERM.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -157,7 +157,12 @@ describe('single executable', () => {
 
     it('serves /metrics with the demo node on it, only with the password', async () => {
       expect((await fetch(`${base}/metrics`)).status).toBe(401);
+      // No Authorization header: 401 without a comparison, so no bcrypt worker yet. The first comparison
+      // starts one from the bcryptjs asset the build embeds (src/server/bcrypt-pool.ts): one more thread.
+      const threads = () => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]);
+      const before = threads();
       expect((await fetch(`${base}/metrics`, { headers: { authorization: `Basic ${Buffer.from('prometheus:wrong').toString('base64')}` } })).status).toBe(401);
+      expect(threads()).toBeGreaterThan(before);
       let body = '';
       for (let i = 0; i < 100 && !body.includes('avax_node_healthy{'); i++) {
         const r = await fetch(`${base}/metrics`, { headers: { authorization: auth } });

@@ -18,6 +18,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { SEA_BCRYPT_ASSET } from '../../src/server/bcrypt-pool.js';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -74,7 +75,7 @@ try {
   // Files the exporter reads from the executable at run time (`node:sea` getAsset), as it would read them
   // from node_modules: bcryptjs's self-contained UMD build, the code of the bcrypt worker threads
   // (src/server/bcrypt-pool.ts starts them from inline code; without the asset it compares in-process).
-  const assets = { 'bcryptjs.js': createRequire(import.meta.url).resolve('bcryptjs') };
+  const assets = { [SEA_BCRYPT_ASSET]: createRequire(import.meta.url).resolve('bcryptjs') };
   writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
   run(process.execPath, ['--experimental-sea-config', seaConfig], 'node --experimental-sea-config');
 
