@@ -28,7 +28,13 @@ const consensusSchema = z.object({
 /** One chain's entry from its subnet's tagged report. Pure. */
 export function l1ChainHealthFrom(subnetId: string, chain: SubnetChain, check: z.output<typeof healthBodySchema>['checks'][string]): L1ChainHealth {
   const error = typeof check.error === 'string' ? check.error : check.error === undefined || check.error === null ? undefined : JSON.stringify(check.error);
-  const out: L1ChainHealth = { subnetId, chain: chain.id, check: chain.check, passing: error === undefined, failedToStart: error !== undefined && FAILED_TO_CREATE.test(error) };
+  const out: L1ChainHealth = {
+    subnetId,
+    chain: chain.id,
+    check: chain.check,
+    passing: error === undefined,
+    failedToStart: error !== undefined && FAILED_TO_CREATE.test(error),
+  };
   if (error !== undefined) out.error = error;
   const consensus = consensusSchema.safeParse(check.message);
   if (consensus.success) {
