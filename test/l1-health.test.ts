@@ -153,6 +153,8 @@ describe('the exporter tells the node apart from its L1s', () => {
       expect(valueOf(text, 'avax_node_healthy', { node: 'n' })).toBe(0);
       expect(valueOf(text, 'avax_node_ready', { node: 'n' })).toBe(0);
       expect(valueOf(text, 'avax_node_primary_network_healthy', { node: 'n' })).toBe(1);
+      // Its subnet stays in the bootstrapped check's list for good; the primary network is not in it.
+      expect(seriesOf(text, 'avax_node_subnet_bootstrapping', { node: 'n' }).map((x) => x.labels['subnet'])).toEqual([L1]);
     });
   });
 

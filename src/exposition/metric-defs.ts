@@ -53,6 +53,12 @@ export const METRICS = {
     labels: N,
     source: 'GET /ext/health?tag=11111111111111111111111111111111LpoYY',
   },
+  avax_node_subnet_bootstrapping: {
+    type: 'gauge',
+    help: "Always 1, while the node's `bootstrapped` health check lists the subnet as having a chain still bootstrapping (chains/manager.go Subnets.Bootstrapping; 11111111111111111111111111111111LpoYY, the primary network, for P, X and C). A subnet whose chain failed to start stays listed for good. No series while the check passes. Read in the same poll as avax_node_primary_network_healthy, so the two always agree.",
+    labels: ['node', 'subnet'],
+    source: 'GET /ext/health checks.bootstrapped',
+  },
   avax_node_ready: {
     type: 'gauge',
     help: '1 when /ext/health/readiness answered 200, 0 when it answered 503.',

@@ -373,7 +373,10 @@ export function stalledChain(state: FakeNodeState, chainId: string, processingBl
   const message = (check.message ?? {}) as { engine?: { consensus?: Record<string, unknown> } };
   const consensus = { ...message.engine?.consensus, processingBlocks, longestProcessingBlock: `${longestSeconds}s` };
   check.message = { ...message, engine: { ...message.engine, consensus } };
-  setCheckError(check, longestSeconds > 30 ? `block processing too long: ${longestSeconds}s > 30s` : undefined);
+  const engineError = longestSeconds > 30 ? `block processing too long: ${longestSeconds}s > 30s` : undefined;
+  // The handler joins the engine's and the networking's errors when both fail.
+  const networkingError = check.error?.startsWith('not connected to enough stake') ? check.error : undefined;
+  setCheckError(check, engineError && networkingError ? `engine: ${engineError}; networking: ${networkingError}` : (engineError ?? networkingError));
   return state;
 }
 

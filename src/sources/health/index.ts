@@ -232,6 +232,19 @@ export function primaryHealthFrom(body: z.output<typeof healthBodySchema>): bool
   });
 }
 
+/**
+ * The subnets the `bootstrapped` check lists (see HealthValue.bootstrappingSubnets):
+ * none while it passes, its message's ids while it fails with a list, else
+ * undefined (absent, not yet run). Pure.
+ */
+export function bootstrappingSubnetsFrom(checks: Readonly<Record<string, { message?: unknown; error?: unknown }>>): string[] | undefined {
+  const check = checks['bootstrapped'];
+  if (!check) return undefined;
+  if (check.error === undefined || check.error === null) return [];
+  const listed = z.array(z.string()).safeParse(check.message);
+  return listed.success ? [...new Set(listed.data)].sort() : undefined;
+}
+
 /** The node's own health (see {@link primaryHealthFrom}), or undefined when the tagged report cannot be read: the rest of the source stands. */
 async function primaryHealth(ctx: PollContext): Promise<boolean | undefined> {
   try {
@@ -256,6 +269,8 @@ export const healthSource = defineSource<HealthValue>({
     ]);
     const value: HealthValue = { ...healthValueFrom(health, readiness, liveness), networking: chainNetworkingFrom(health.body, watchedIds(ctx)) };
     if (primaryHealthy !== undefined) value.primaryHealthy = primaryHealthy;
+    const bootstrapping = bootstrappingSubnetsFrom(health.body.checks);
+    if (bootstrapping !== undefined) value.bootstrappingSubnets = bootstrapping;
     return value;
   },
   collect: collectHealth,
