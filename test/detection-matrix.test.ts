@@ -658,8 +658,10 @@ const PREMISES: Record<string, () => Promise<void>> = {
     const c = `cluster="l1-chain-failed-to-start",node="validator"`;
     expect(await valueOf(`avax_l1_chain_failed_to_start{${c},chain="${FIXTURE_IDS.l1ChainId}"}`)).toBe(1);
     expect(await valueOf(`avax_node_blockchain_status{${c},chain="${FIXTURE_IDS.l1ChainId}",status="Created"}`)).toBe(1);
-    // P, X and C keep their bootstrap state; the failed chain has none.
+    // The bootstrapped source stays up: P, X and C keep their bootstrap state; the failed chain has none.
+    expect(await valueOf(`avax_source_up{${c},source="bootstrapped"}`)).toBe(1);
     expect(await valueOf(`count(avax_node_bootstrapped{${c}} == 1)`)).toBe(3);
+    expect(await query(`avax_node_bootstrapped{${c},chain="${FIXTURE_IDS.l1ChainId}"}`)).toEqual([]);
     expect(await valueOf(`avax_node_ready{${c}}`)).toBe(0);
   },
   'quiet-chain': async () => {
