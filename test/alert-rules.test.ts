@@ -133,12 +133,16 @@ describe('alert conventions', () => {
         'AvaxDataApiRateLimited',
         'AvaxExporterAbsent',
         'AvaxExporterDown',
+        'AvaxL1ChainFailedToStart',
+        'AvaxL1ChainStalled',
+        'AvaxL1ChainUnhealthy',
         'AvaxL1PluginVersionMismatch',
         'AvaxL1ValidationNotFound',
         'AvaxL1ValidationUnwatched',
         'AvaxL1ValidatorBalanceLow',
         'AvaxL1ValidatorChainNotValidating',
         'AvaxL1ValidatorInactive',
+        'AvaxL1ValidatorNotConnected',
         'AvaxL1ValidatorRunwayLow',
         'AvaxNetworkUpgradeSoon',
         'AvaxNodeBehindDataApi',
@@ -221,6 +225,7 @@ describe('alert conventions', () => {
       'AvaxL1ValidatorRunwayLow',
       'AvaxL1ValidatorInactive',
       'AvaxL1ValidatorChainNotValidating',
+      'AvaxL1ValidatorNotConnected',
     ];
     for (const a of alerts.filter((x) => watchedOnly.includes(x.alert))) expect(a.expr, a.alert).toContain('avax_validator:watched:max');
     const byName = new Map(rules.filter((r) => r.record).map((r) => [r.record, r.expr]));

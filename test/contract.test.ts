@@ -229,7 +229,7 @@ describe('the check catches a rename (mutation test)', () => {
     const mutated = JSON.parse(
       text
         // in an alert expression...
-        .replace('"expr":"avax_node_healthy == 0"', '"expr":"avax_node_is_healthy == 0"')
+        .replace('"expr":"avax_node_bootstrapped == 0"', '"expr":"avax_node_is_bootstrapped == 0"')
         // ...and in the query an annotation runs.
         .replace('avax_node_health_check_contiguous_failures{node=%q', 'avax_node_health_check_failures{node=%q'),
     ) as { groups: unknown };
@@ -237,10 +237,13 @@ describe('the check catches a rename (mutation test)', () => {
     writeFileSync(file, JSON.stringify(mutated)); // JSON is YAML
     const found = added(before, checkQueries(ruleQueries(loadRulesFile(file)), known));
     expect(found).toEqual([
-      { where: 'avax-exporter.rules.yml: group avax-exporter.node, alert AvaxNodeUnhealthy (critical): expr', message: 'unknown metric avax_node_is_healthy' },
       {
         where: 'avax-exporter.rules.yml: group avax-exporter.node, alert AvaxNodeHealthCheckFailing (warning): annotation description query',
         message: 'unknown metric avax_node_health_check_failures',
+      },
+      {
+        where: 'avax-exporter.rules.yml: group avax-exporter.node, alert AvaxNodeNotBootstrapped (warning): expr',
+        message: 'unknown metric avax_node_is_bootstrapped',
       },
     ]);
   });

@@ -27,6 +27,7 @@ import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
 import { FakeDataApi, fixtureActiveValidation, fixtureDeniedValidation } from '../src/fake/fake-data-api.js';
 import {
   autoRenewing,
+  failedChainStart,
   inactiveL1Validator,
   ipChangedMode,
   observedOutage,
@@ -34,7 +35,10 @@ import {
   pluginVmMode,
   poaSubnet,
   removedL1Validation,
+  restartBootstrapping,
   restartedAfterOutage,
+  stalledChain,
+  subnetValidatorsOffline,
   untrackedSubnet,
 } from '../src/fake/real-modes.js';
 import { diskSpaceMode, networkActivityMode, processingMode } from '../src/fake/vitals-modes.js';
@@ -54,6 +58,7 @@ import {
   recordConnectivity,
   SELF,
   unreachableStake,
+  smallL1,
   unhealthyStrangers,
   upgradeTime,
   validatorOf,
@@ -491,6 +496,28 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     d.dataApi = dataApi;
     return d;
   },
+  // Issue 22 (points 2, 5, 6).
+  'small-l1-validator-offline': (now) => {
+    const s = liveWorld(now);
+    const others = smallL1(s, now);
+    return deploy({
+      validator: { state: subnetValidatorsOffline(s, FIXTURE_IDS.l1SubnetId, others.slice(0, 1)), watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] } },
+    });
+  },
+  'slow-restart': (now) => deploy({ validator: { state: liveWorld(now) } }),
+  'l1-chain-failed-to-start': (now) =>
+    deploy({
+      validator: {
+        state: failedChainStart(liveWorld(now), FIXTURE_IDS.l1ChainId, 'plugin speaks RPCChainVM protocol 39, node speaks 41'),
+        watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] },
+      },
+    }),
+  'l1-chain-stalled': async (now) => {
+    const s = liveWorld(now);
+    const others = smallL1(s, now);
+    const d = await deploy({ validator: { state: s, watch: { subnet_ids: [FIXTURE_IDS.l1SubnetId] }, moving: ['P', 'C', FIXTURE_IDS.l1ChainId] } }, others);
+    return d;
+  },
 };
 
 // -------------------------------------------------------------------- setup
@@ -744,6 +771,23 @@ const PREMISES: Record<string, () => Promise<void>> = {
     expect(await valueOf('avax_node_network_last_message_received_age_seconds{cluster="network-silent"}')).toBeGreaterThan(150);
     expect(await valueOf('avax_node_network_last_message_sent_age_seconds{cluster="network-silent"}')).toBeLessThan(1);
   },
+  'small-l1-validator-offline': async () => {
+    const c = 'cluster="small-l1-validator-offline",node="validator"';
+    // The whole report fails, the node's own does not.
+    expect(await valueOf(`avax_node_healthy{${c}}`)).toBe(0);
+    expect(await valueOf(`avax_node_primary_network_healthy{${c}}`)).toBe(1);
+    expect(await valueOf(`avax_node_connected_stake_ratio{${c},chain="${FIXTURE_IDS.l1ChainId}"}`)).toBeCloseTo(0.75, 6);
+  },
+  'l1-chain-failed-to-start': async () => {
+    const c = `cluster="l1-chain-failed-to-start",node="validator"`;
+    expect(await valueOf(`avax_l1_chain_failed_to_start{${c},chain="${FIXTURE_IDS.l1ChainId}"}`)).toBe(1);
+    expect(await valueOf(`avax_node_blockchain_status{${c},chain="${FIXTURE_IDS.l1ChainId}",status="Created"}`)).toBe(1);
+    // The bootstrapped source stays up: P, X and C keep their bootstrap state; the failed chain has none.
+    expect(await valueOf(`avax_source_up{${c},source="bootstrapped"}`)).toBe(1);
+    expect(await valueOf(`count(avax_node_bootstrapped{${c}} == 1)`)).toBe(3);
+    expect(await query(`avax_node_bootstrapped{${c},chain="${FIXTURE_IDS.l1ChainId}"}`)).toEqual([]);
+    expect(await valueOf(`avax_node_ready{${c}}`)).toBe(0);
+  },
   'quiet-chain': async () => {
     // X does not move while P does (it does move on a real network, slowly; here nothing shows it moving).
     await sleep(5_000);
@@ -807,6 +851,41 @@ const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
     );
     // The node is restarted without the L1 in --track-subnets: its chain reads Created, it stays in the set.
     untrackedSubnet((d.nodes['validator'] as FakeNode).state, FIXTURE_IDS.l1SubnetId);
+  },
+  'slow-restart': async (d) => {
+    const c = 'cluster="slow-restart",node="validator"';
+    const s = (d.nodes['validator'] as FakeNode).state;
+    restartBootstrapping(s);
+    // The node's own health fails while its chains bootstrap: the page is held, not missed.
+    await waitFor('slow-restart: unhealthy and bootstrapping on record', async () =>
+      (await query(`avax_node_primary_network_healthy{${c}} == 0 and on (cluster, node) (avax_node_bootstrapped{${c},chain="P"} == 0)`)).length === 1
+        ? true
+        : undefined,
+    );
+    // 20 minutes of bootstrapping at the matrix's scale.
+    await sleep((20 * 60_000) / FACTOR);
+    for (const chain of ['P', 'X', 'C']) s.bootstrapped[chain] = true;
+    await waitFor('slow-restart: healthy again', async () =>
+      (await query(`avax_node_primary_network_healthy{${c}} == 1 and avax_node_ready{${c}} == 1`)).length === 1 ? true : undefined,
+    );
+  },
+  'l1-chain-stalled': async (d) => {
+    const c = 'cluster="l1-chain-stalled",node="validator"';
+    const chain = FIXTURE_IDS.l1ChainId;
+    await waitFor('l1-chain-stalled: the L1 chain moving and Validating on record', async () =>
+      (
+        await query(
+          `increase(avax_chain_height{${c},chain="${chain}"}[5s]) > 0 and on (cluster, node) (avax_node_blockchain_status{${c},chain="${chain}",status="Validating"} == 1)`,
+        )
+      ).length === 1
+        ? true
+        : undefined,
+    );
+    const s = (d.nodes['validator'] as FakeNode).state;
+    const moving = d.moving.find((m) => m.node.state === s);
+    if (moving) moving.chains = moving.chains.filter((x) => x !== chain);
+    subnetValidatorsOffline(s, FIXTURE_IDS.l1SubnetId, d.strangers.slice(0, 2));
+    stalledChain(s, chain, 3, 95);
   },
   'l1-stranger-runs-dry': async (d) => {
     const stranger = d.strangers[0] as string;

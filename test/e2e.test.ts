@@ -15,7 +15,7 @@ import { testHandle } from '../src/daemon.js';
 const SELF = FIXTURE_IDS.nodeId;
 const L1 = FIXTURE_IDS.l1SubnetId;
 const SOURCES = NODE_SOURCES.map((s) => s.name);
-const NODE_SOURCES_NO_SUBNET = SOURCES.filter((s) => s !== 'l1_uptime' && s !== 'blockchain_status');
+const NODE_SOURCES_NO_SUBNET = SOURCES.filter((s) => s !== 'l1_uptime' && s !== 'l1_health' && s !== 'blockchain_status');
 
 const { fakeNode, daemonFor } = perTestResources();
 

@@ -456,3 +456,18 @@ describe('status page in headless Chromium', () => {
     }
   });
 });
+
+describe('status view: the node apart from its L1s (issue 22)', () => {
+  it('a report failing only for a tracked L1 is amber (the node itself is healthy); failing for the node itself, red', () => {
+    const l1Only: HealthValue = {
+      ...health([passing('P'), { name: 'L1chain', passing: false, contiguousFailures: 3, failingSince: NOW_S - 60 }]),
+      primaryHealthy: true,
+    };
+    const html = renderNodeStatus('n1', { states: statesOf([{ node: 'n1', source: 'health', value: l1Only }]), nowMs: NOW_MS });
+    expect(html).toContain('<span class="badge lvl warn" data-field="healthy"><b>WARN</b> node healthy, an L1 chain not</span>');
+    const own: HealthValue = { ...l1Only, primaryHealthy: false };
+    expect(renderNodeStatus('n1', { states: statesOf([{ node: 'n1', source: 'health', value: own }]), nowMs: NOW_MS })).toContain(
+      '<span class="badge lvl crit" data-field="healthy"><b>CRIT</b> not healthy</span>',
+    );
+  });
+});

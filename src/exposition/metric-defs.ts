@@ -47,6 +47,18 @@ export const METRICS = {
   },
   avax_node_network_id: { type: 'gauge', help: 'Network id the node reports (1 mainnet, 5 fuji).', labels: N, source: 'info.getNetworkID' },
   avax_node_healthy: { type: 'gauge', help: '1 when /ext/health answered 200, 0 when it answered 503.', labels: N, source: 'GET /ext/health' },
+  avax_node_primary_network_healthy: {
+    type: 'gauge',
+    help: "The node's own health, L1s left out: 1 when every application-wide check and every primary-network chain check passes (/ext/health?tag=<primary network id>), the `bootstrapped` check counted only while it lists the primary network. avax_node_healthy is the whole node, every tracked L1's chain included. Absent when that report cannot be read.",
+    labels: N,
+    source: 'GET /ext/health?tag=11111111111111111111111111111111LpoYY',
+  },
+  avax_node_subnet_bootstrapping: {
+    type: 'gauge',
+    help: "Always 1, while the node's `bootstrapped` health check lists the subnet as having a chain still bootstrapping (chains/manager.go Subnets.Bootstrapping; 11111111111111111111111111111111LpoYY, the primary network, for P, X and C). A subnet whose chain failed to start stays listed for good. No series while the check passes. Read in the same poll as avax_node_primary_network_healthy, so the two always agree.",
+    labels: ['node', 'subnet'],
+    source: 'GET /ext/health checks.bootstrapped',
+  },
   avax_node_ready: {
     type: 'gauge',
     help: '1 when /ext/health/readiness answered 200, 0 when it answered 503.',
@@ -218,7 +230,7 @@ export const METRICS = {
     type: 'gauge',
     help: 'Last accepted block height of the chain on the node.',
     labels: ['node', 'chain'],
-    source: 'platform.getHeight, avm.getHeight, eth_blockNumber',
+    source: 'platform.getHeight, avm.getHeight, eth_blockNumber; a watched L1 chain: its health check engine.consensus.lastAcceptedHeight',
   },
   // The node's vitals, from the details of its own /ext/health checks (src/sources/node-vitals).
   avax_node_disk_available_bytes: {
@@ -472,6 +484,30 @@ export const METRICS = {
     help: "1 when the node's last answer about the watched validation id was usable (found or not found), 0 when it was another JSON-RPC error or did not validate: that id's series are left out, the other ids and the validators source stay (a node that does not answer at all takes the whole source down instead).",
     labels: ['node', 'validation_id'],
     source: 'platform.getL1Validator',
+  },
+  avax_l1_chain_healthy: {
+    type: 'gauge',
+    help: "1 when the health check of a watched L1's chain passes on this node (/ext/health?tag=<subnet id>), 0 when it fails. It fails below 80 % of that chain's validator stake connected (snow/networking/handler/health.go): in a small L1 one other operator's node offline is enough. The L1's health, kept apart from the node's own (avax_node_primary_network_healthy).",
+    labels: ['node', 'subnet', 'chain'],
+    source: 'GET /ext/health?tag=<subnet id>',
+  },
+  avax_l1_chain_failed_to_start: {
+    type: 'gauge',
+    help: '1 when the chain of a watched L1 could not be created on this node: its health check fails with "failed to create chain on subnet …" (chains/manager.go; a missing plugin, an RPCChainVM protocol mismatch). The node runs nothing of that chain; platform.getBlockchainStatus reads Created. 0 otherwise.',
+    labels: ['node', 'subnet', 'chain'],
+    source: 'GET /ext/health?tag=<subnet id>',
+  },
+  avax_l1_chain_health_check_info: {
+    type: 'gauge',
+    help: "Always 1: the name of a watched L1 chain's health check (its primary alias or its id), to join avax_node_health_check_passing{check} with the chain and its subnet.",
+    labels: ['node', 'subnet', 'chain', 'check'],
+    source: 'GET /ext/health?tag=<subnet id>',
+  },
+  avax_l1_chain_processing_blocks: {
+    type: 'gauge',
+    help: "Blocks of a watched L1 chain issued on this node and not yet accepted or rejected (engine.consensus.processingBlocks of the chain's health check, snow/consensus/snowman/topological.go). Above 0 while the height does not move: the chain stalls (an idle chain has none). Absent while the chain bootstraps.",
+    labels: ['node', 'subnet', 'chain'],
+    source: 'GET /ext/health?tag=<subnet id>',
   },
   avax_data_api_validator_status: {
     type: 'gauge',

@@ -295,8 +295,26 @@ export interface FakeNodeState {
   bootstrapped: Record<string, boolean>;
   /** Health checks of `/ext/health` and `health.health`, by name. */
   health: Record<string, FakeCheck>;
-  /** Subnet ID → names of the checks registered under that tag (chain checks). Untagged checks are application-wide. */
+  /**
+   * Subnet ID → names of checks registered under that tag. A chain's check (named P, X, C, an L1
+   * chain's id or its primary alias) is tagged with its chain's subnet whatever this lists: the
+   * fake computes that from `blockchains` and `subnets` as chains/manager.go does; this only
+   * places checks that name no chain. Checks under no tag are application-wide.
+   */
   healthTags: Record<string, string[]>;
+  /**
+   * L1 chains whose creation failed (plugin missing, RPCChainVM protocol mismatch), chain id →
+   * the cause. See failedChainStart in real-modes.ts: such a chain is not created (no alias, no
+   * route, info.isBootstrapped errors), a failing check stands under its name, and its subnet
+   * stays in the `bootstrapped` check's list for good (chains/manager.go createChain).
+   */
+  failedChains?: Record<string, string>;
+  /**
+   * Readiness checks that have passed since the node (re)started, with the passing result:
+   * api/health/health.go registers readiness checks with RegisterMonotonicCheck
+   * (api/health/worker.go), so once one passes it passes for good, until a restart.
+   */
+  readinessPassed?: Record<string, FakeCheck>;
   /** Readiness checks (`/ext/health/readiness`). */
   readiness: Record<string, FakeCheck>;
   /** Liveness checks (`/ext/health/liveness`); empty on a real node. */
@@ -1260,11 +1278,13 @@ export class FakeNode extends FakeHttpServer {
     const source = which === 'health' ? s.health : which === 'readiness' ? s.readiness : s.liveness;
     let names = Object.keys(source);
     if (tags.length > 0) {
-      const tagged = new Set<string>();
-      for (const list of Object.values(s.healthTags)) for (const n of list) tagged.add(n);
-      const selected = new Set<string>();
-      for (const t of tags) for (const n of s.healthTags[t] ?? []) selected.add(n);
-      names = names.filter((n) => !tagged.has(n) || selected.has(n));
+      // api/health/worker.go Results: the checks of the asked tags plus the application-wide
+      // ones (the application tag is always added); a chain's check is tagged with its subnet.
+      const asked = new Set(tags);
+      names = names.filter((n) => {
+        const tag = checkTag(s, n);
+        return tag === undefined || asked.has(tag);
+      });
     }
     names.sort(compareBytes);
     const checks: Record<string, unknown> = {};
@@ -1273,7 +1293,13 @@ export class FakeNode extends FakeHttpServer {
       const stored = source[n];
       if (!stored) continue;
       // Readiness registers the same check under the same name; liveness has none.
-      const c = n === 'bootstrapped' && which !== 'liveness' ? bootstrappedCheck(s, stored) : stored;
+      let c = n === 'bootstrapped' && which !== 'liveness' ? bootstrappedCheck(s, stored) : stored;
+      if (which === 'readiness') {
+        // Monotonic (api/health/worker.go RegisterMonotonicCheck): once passed, the passing result stays.
+        const passed = s.readinessPassed?.[n];
+        if (passed) c = passed;
+        else if (c.error === undefined) s.readinessPassed = { ...s.readinessPassed, [n]: c };
+      }
       if (c.error !== undefined) healthy = false;
       checks[n] = checkWire(c);
     }
@@ -1534,11 +1560,32 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /**
+ * The tag a health check is registered under: a chain's check (P, X, C, an L1 chain's id or
+ * primary alias, created or failed) under its chain's subnet id (chains/manager.go
+ * `RegisterHealthCheck(primaryAlias, h, ctx.SubnetID.String())`, and the failing check of a
+ * chain that could not be created likewise); another check under the tag `healthTags` gives
+ * it; undefined for an application-wide check (node/node.go, `health.ApplicationTag`).
+ */
+function checkTag(state: FakeNodeState, name: string): string | undefined {
+  if (name === 'P' || name === 'X' || name === 'C') return PRIMARY_NETWORK_ID;
+  const id = state.chainAliases?.[name] ?? name;
+  const subnet = state.blockchains.find((b) => b.id === id)?.subnetId ?? Object.entries(state.subnets).find(([, sn]) => sn.chains.includes(id))?.[0];
+  if (subnet !== undefined) return subnet;
+  return Object.entries(state.healthTags).find(([, names]) => names.includes(name))?.[0];
+}
+
+/**
  * Subnets with a chain still bootstrapping (`state.bootstrapped[chain] === false`), sorted:
- * the primary network for P, X and C, else the subnet the chain belongs to.
+ * the primary network for P, X and C, else the subnet the chain belongs to. A chain whose
+ * creation failed stays listed for good: QueueChainCreation added it to its subnet's
+ * bootstrapping set (subnets/subnet.go AddChain) and only a finished bootstrap removes it
+ * (chains/manager.go createChain returns on the error without doing so).
  */
 function bootstrappingSubnets(state: FakeNodeState): string[] {
   const out = new Set<string>();
+  for (const chain of Object.keys(state.failedChains ?? {})) {
+    out.add(state.blockchains.find((b) => b.id === chain)?.subnetId ?? chain);
+  }
   for (const [chain, done] of Object.entries(state.bootstrapped)) {
     if (done) continue;
     if (chain === 'P' || chain === 'X' || chain === 'C') {

@@ -303,3 +303,138 @@ export function poaSubnet(state: FakeNodeState, name: string, endTime: number, n
   };
   return subnetId;
 }
+
+// ---------------------------------------------------------------------------
+// Issue 22 (points 2, 5, 6): L1 health apart from the node's, chains that
+// failed to start, restarts, stalls. Kept as one block.
+// ---------------------------------------------------------------------------
+
+/**
+ * An L1 chain whose creation failed: the plugin is missing, or speaks another
+ * RPCChainVM protocol after an upgrade. chains/manager.go createChain logs
+ * "error creating chain" and returns before `m.chains[id] = …` and before
+ * `m.Alias(id, id.String())`, so:
+ * - the chain has no alias and no route (404 under /ext/bc/<id>), and
+ *   info.isBootstrapped answers "there is no chain with alias/ID"
+ *   (api/info/service.go, chainManager.Lookup fails);
+ * - platform.getBlockchainStatus answers `Created` (vms/platformvm/service.go:
+ *   Lookup fails, the accepted P-Chain state has the chain);
+ * - a health check that always fails, "failed to create chain on subnet
+ *   <subnet>: <cause>", without a message, is registered under
+ *   `PrimaryAliasOrDefault(id)` (the id here: no `--chain-aliases-file` entry)
+ *   and tagged with the subnet id;
+ * - the subnet stays in the `bootstrapped` check's list for good (its chain
+ *   was added as bootstrapping by QueueChainCreation and is never finished),
+ *   so readiness never passes and /ext/health answers 503.
+ */
+export function failedChainStart(state: FakeNodeState, chainId: string, cause = 'plugin not found'): FakeNodeState {
+  const subnetId = state.blockchains.find((b) => b.id === chainId)?.subnetId;
+  if (subnetId === undefined) throw new Error(`no chain ${chainId} on the P-Chain of the fake state`);
+  delete state.bootstrapped[chainId];
+  delete state.l1Uptimes[chainId];
+  delete state.heights[chainId];
+  for (const [alias, id] of Object.entries(state.chainAliases ?? {})) {
+    if (id !== chainId) continue;
+    delete state.health[alias];
+    if (state.chainAliases) delete state.chainAliases[alias];
+  }
+  const now = rfc3339Nano();
+  state.health[chainId] = {
+    error: `failed to create chain on subnet ${subnetId}: ${cause}`,
+    timestamp: now,
+    duration: 1000,
+    contiguousFailures: 1,
+    timeOfFirstFailure: now,
+  };
+  state.failedChains = { ...state.failedChains, [chainId]: cause };
+  return state;
+}
+
+/**
+ * The node restarted and bootstraps `chains` again (P, X and C by default):
+ * a new process starts its health results over, so the readiness checks,
+ * monotonic within one process (api/health/worker.go
+ * RegisterMonotonicCheck), must pass anew; each chain answers 503 on its
+ * APIs until it is done (see bootstrappingChain), and the `bootstrapped`
+ * check fails listing the primary network meanwhile. Set
+ * `state.bootstrapped[chain] = true` to finish.
+ */
+export function restartBootstrapping(state: FakeNodeState, chains: readonly string[] = ['P', 'X', 'C']): FakeNodeState {
+  delete state.readinessPassed;
+  for (const c of chains) state.bootstrapped[c] = false;
+  return state;
+}
+
+/**
+ * Validators of a subnet gone offline, as this node's chains of the subnet
+ * see it: each chain's health check reports the share of the chain's
+ * validator stake it is connected to (snow/networking/handler/health.go
+ * networkHealthCheck: `percentConnected`, `disconnectedValidators`) and fails
+ * below MinPercentConnectedHealthy, 80 % with the default parameters
+ * (snow/consensus/snowball/parameters.go: alpha 15 of k 20, buffer 0.2).
+ * The set is the subnet's active validators (an L1 validator with balance 0
+ * is inactive and not in it); the node is always connected to itself. The
+ * Subnet-EVM validators API reports `isConnected false` for them.
+ */
+export function subnetValidatorsOffline(state: FakeNodeState, subnetId: string, nodeIds: readonly string[]): FakeNodeState {
+  const sub = state.subnets[subnetId];
+  if (!sub) throw new Error(`no subnet ${subnetId} in the fake state`);
+  const offline = new Set(nodeIds);
+  for (const chain of sub.chains) for (const v of state.l1Uptimes[chain] ?? []) if (offline.has(v.nodeId)) v.isConnected = false;
+  const set = sub.validators.filter((v) => !('validationId' in v) || v.balance > 0n);
+  const total = set.reduce((a, v) => a + Number(v.weight), 0);
+  for (const chain of sub.chains) {
+    const check = state.health[chain];
+    if (!check) continue;
+    const seen = new Set((state.l1Uptimes[chain] ?? []).filter((u) => !u.isConnected).map((u) => u.nodeId));
+    for (const id of offline) seen.add(id);
+    seen.delete(state.nodeId);
+    const disconnected = set.filter((v) => seen.has(v.nodeId));
+    const connected = total === 0 ? 1 : (total - disconnected.reduce((a, v) => a + Number(v.weight), 0)) / total;
+    const message = (check.message ?? {}) as Record<string, unknown>;
+    message['networking'] = { disconnectedValidators: disconnected.map((v) => v.nodeId).sort(), percentConnected: connected };
+    check.message = message;
+    setCheckError(
+      check,
+      connected < 0.8 ? `not connected to enough stake: connected to ${(connected * 100).toFixed(6)}%; required at least 80.000000%` : undefined,
+    );
+  }
+  return state;
+}
+
+/**
+ * An L1 chain that stalls: blocks are issued but none is accepted, so they
+ * pile up as processing and the consensus health check fails once the oldest
+ * has been processing longer than MaxItemProcessingTime, 30 s by default
+ * (snow/consensus/snowman/topological.go HealthCheck: `processingBlocks`,
+ * `longestProcessingBlock`, "block processing too long"; the engine's error
+ * is the chain check's error, snow/networking/handler/health.go). The last
+ * accepted height no longer moves.
+ */
+export function stalledChain(state: FakeNodeState, chainId: string, processingBlocks: number, longestSeconds: number): FakeNodeState {
+  const check = state.health[chainId];
+  if (!check) throw new Error(`no health check for chain ${chainId} in the fake state`);
+  const message = (check.message ?? {}) as { engine?: { consensus?: Record<string, unknown> } };
+  const consensus = { ...message.engine?.consensus, processingBlocks, longestProcessingBlock: `${longestSeconds}s` };
+  check.message = { ...message, engine: { ...message.engine, consensus } };
+  const engineError = longestSeconds > 30 ? `block processing too long: ${longestSeconds}s > 30s` : undefined;
+  // The handler joins the engine's and the networking's errors when both fail.
+  const networkingError = check.error?.startsWith('not connected to enough stake') ? check.error : undefined;
+  setCheckError(check, engineError && networkingError ? `engine: ${engineError}; networking: ${networkingError}` : (engineError ?? networkingError));
+  return state;
+}
+
+/** Sets or clears a stored check's error as the health worker would (api/health/worker.go runCheck). */
+function setCheckError(check: FakeCheck, error: string | undefined): void {
+  const now = rfc3339Nano();
+  if (error === undefined) {
+    delete check.error;
+    delete check.contiguousFailures;
+    delete check.timeOfFirstFailure;
+  } else {
+    check.error = error;
+    check.contiguousFailures = (check.contiguousFailures ?? 0) + 1;
+    check.timeOfFirstFailure ??= now;
+  }
+  check.timestamp = now;
+}

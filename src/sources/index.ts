@@ -11,6 +11,7 @@ import { peersSource } from './peers/index.js';
 import { uptimeSource } from './uptime/index.js';
 import { validatorsSource } from './validators/index.js';
 import { l1UptimeSource } from './l1-uptime/index.js';
+import { l1HealthSource } from './l1-health/index.js';
 import { cChainSource, pChainSource, xChainSource } from './chain-height/index.js';
 import { addressBalancesSource } from './address-balances/index.js';
 import { nodeIdentitySource } from './node-identity/index.js';
@@ -30,6 +31,7 @@ export const NODE_SOURCES: readonly SourceDef<unknown>[] = [
   uptimeSource,
   validatorsSource,
   l1UptimeSource,
+  l1HealthSource,
   blockchainStatusSource,
   pChainSource,
   xChainSource,

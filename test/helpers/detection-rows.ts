@@ -389,4 +389,61 @@ export const MATRIX: MatrixRow[] = [
     never: [{ alertname: 'AvaxValidatorLeftSet' }, { alertname: 'AvaxNodeDown' }],
     silent: [],
   },
+  // Issue 22 (points 2, 5, 6): the node's own health apart from its L1s', restarts, L1 chains that fail to start or stall.
+  {
+    cluster: 'small-l1-validator-offline',
+    deployment:
+      'A primary-network validator that also validates a small L1 (`smallL1`: 4 validators of equal weight, `--watch.subnet-id`); every check of its own passes',
+    incident:
+      "Another operator's validator of the L1 goes offline (`subnetValidatorsOffline`): our node is connected to 75 % of the L1 chain's stake, under the 80 % its check needs, so `/ext/health` answers 503",
+    raised: [{ alertname: 'AvaxL1ChainUnhealthy', severity: 'warning', firing: true, evidence: 'poll' }],
+    never: [{ alertname: 'AvaxNodeUnhealthy' }, { alertname: 'AvaxNodeHealthCheckFailing' }, { alertname: 'AvaxL1ValidatorNotConnected' }],
+    silent: QUIET,
+  },
+  {
+    cluster: 'slow-restart',
+    deployment: 'A healthy validator, restarted: P, X and C bootstrap again (`restartBootstrapping`) for 20 minutes (20 s here), then are done',
+    incident: 'A slow restart: `/ext/health` and readiness fail while the chains bootstrap, the P-Chain API answers 503',
+    raised: [],
+    // AvaxNodeNotBootstrapped (a warning, for 30 minutes) is pending meanwhile: it would fire only past 30 minutes.
+    never: [
+      { alertname: 'AvaxNodeUnhealthy' },
+      { alertname: 'AvaxNodeHealthCheckFailing' },
+      { alertname: 'AvaxNodeDown' },
+      { alertname: 'AvaxValidatorLeftSet' },
+    ],
+    // The sources that ask the P-Chain fail while it bootstraps: AvaxSourceDown (a warning) may rise.
+    silent: ['critical'],
+  },
+  {
+    cluster: 'l1-chain-failed-to-start',
+    deployment:
+      'A validator that also validates an L1 (`--watch.subnet-id`), in its set; its L1 chain failed to start (`failedChainStart`: RPCChainVM protocol mismatch)',
+    incident: 'The L1 chain is not running (its check: "failed to create chain on subnet …"; Created; not aliased), while P, X and C run',
+    raised: [{ alertname: 'AvaxL1ChainFailedToStart', severity: 'critical', firing: true, evidence: 'poll' }],
+    never: [
+      { alertname: 'AvaxL1ValidatorChainNotValidating' },
+      { alertname: 'AvaxNodeUnhealthy' },
+      { alertname: 'AvaxNodeHealthCheckFailing' },
+      { alertname: 'AvaxL1ChainUnhealthy' },
+    ],
+    // The bootstrapped source asks chain by chain every round here (the `bootstrapped` check never passes), and its
+    // premise shows it up with P, X and C; on 2 busy cores a 1 s round may still time out now and then, so
+    // AvaxSourceDown (a warning) is not asserted away.
+    silent: ['critical'],
+  },
+  {
+    cluster: 'l1-chain-stalled',
+    deployment: 'A validator of a small L1 (`smallL1`, `--watch.subnet-id`) whose chain moves; Validating',
+    incident:
+      "Two other operators' validators go offline and the L1 chain stalls (`subnetValidatorsOffline`, `stalledChain`): blocks processing, none accepted, while our validator still reads Validating",
+    raised: [
+      { alertname: 'AvaxL1ChainStalled', severity: 'critical', firing: true, evidence: 'range' },
+      { alertname: 'AvaxL1ChainUnhealthy', severity: 'warning', evidence: 'poll' },
+    ],
+    never: [{ alertname: 'AvaxNodeUnhealthy' }, { alertname: 'AvaxL1ValidatorChainNotValidating' }, { alertname: 'AvaxNodeHealthCheckFailing' }],
+    // AvaxChainHeightStalled (a warning) may go pending for an evaluation: its "moving elsewhere" record, evaluated in
+    // another group, still sees this node's last blocks when the chain stops.
+    silent: ['critical'],
+  },
 ];

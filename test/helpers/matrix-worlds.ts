@@ -217,3 +217,42 @@ export function addL1Stranger(s: FakeNodeState, nowSec: number, balanceNavax: bi
   });
   return { nodeId, validationId };
 }
+
+/**
+ * The fixture L1 as a small L1 of four active validators of equal weight: the
+ * node's own and `count` (3) other operators' ones, each in the P-Chain's set
+ * and in the chain's validators API, connected. Returns their node ids.
+ */
+export function smallL1(s: FakeNodeState, nowSec: number, count = 3): string[] {
+  const rng = createPrng(2222);
+  const owner = { locktime: 0, threshold: 1, addresses: ['P-avax1ywzvrftfqexh5g6qa9zyrytj6pqdfetz3cnlnv'] };
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const nodeId = randomNodeId(rng);
+    const validationId = idFrom(`matrix-small-l1/${nodeId}`);
+    s.subnets[FIXTURE_IDS.l1SubnetId]?.validators.push({
+      validationId,
+      nodeId,
+      weight: 20n,
+      startTime: nowSec - 30 * DAY,
+      publicKey: '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15',
+      remainingBalanceOwner: owner,
+      deactivationOwner: owner,
+      minNonce: 0n,
+      balance: 5_000_000_000n,
+    });
+    s.l1Uptimes[FIXTURE_IDS.l1ChainId]?.push({
+      validationId,
+      nodeId,
+      weight: 20,
+      startTimestamp: nowSec - 30 * DAY,
+      isActive: true,
+      isL1Validator: true,
+      isConnected: true,
+      uptimePercentage: 99.1,
+      uptimeSeconds: 30 * DAY,
+    });
+    ids.push(nodeId);
+  }
+  return ids;
+}

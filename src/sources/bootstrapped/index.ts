@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineSource } from '../source.js';
 import { isPartialSyncReport, primaryChainsRun, readHealthReport } from '../health/index.js';
-import { watchedSubnetChains } from '../subnet-chains.js';
+import { RpcError } from '../../http/json-rpc.js';
+import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
 import { collectBootstrapped } from './collect.js';
 import { bootstrappedStatus } from './status.js';
 import type { BootstrappedValue } from './value.js';
@@ -50,6 +51,21 @@ export function healthSaysAllBootstrapped(body: unknown, subnetChecks: readonly 
 }
 
 /**
+ * The cached chain lists without the chains that have no check in the node's
+ * current health report (`checks`): chains/manager.go registers a check for
+ * every chain it creates or fails to create, so a chain without one is not
+ * run by the node. A subnet that lost a chain is dropped from the lists, which
+ * makes watchedSubnetChains read it again in the next round. Pure.
+ */
+export function runningChains(cached: SubnetChains, checks: Readonly<Record<string, unknown>>): SubnetChains {
+  const out: SubnetChains = {};
+  for (const [subnet, chains] of Object.entries(cached)) {
+    if (chains.every((c) => Object.hasOwn(checks, c.check))) out[subnet] = chains;
+  }
+  return out;
+}
+
+/**
  * Bootstrap state of P, X, C and every chain of the watched subnets: all
  * bootstrapped at once when the node's `bootstrapped` health check says so
  * (see {@link healthSaysAllBootstrapped}), else info.isBootstrapped per chain.
@@ -61,7 +77,14 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
     // Started first, alongside the chain lists; never rejects. Waited for at
     // most half the time left, leaving the other half to the fallback calls.
     const health = readHealthReport(ctx, Math.max(0, (ctx.deadline.at - Date.now()) / 2));
-    const subnetChains = await watchedSubnetChains(ctx, previous?.subnetChains);
+    const cached = await watchedSubnetChains(ctx, previous?.subnetChains);
+    const body = await health;
+    const checks = healthChecks.safeParse(body);
+    // A cached chain without a check in the report is one the node no longer
+    // runs (restarted without the subnet in --track-subnets): it is not asked
+    // about, and its subnet's list is dropped so that the next round reads it
+    // anew instead of waiting for the slow refresh.
+    const subnetChains = checks.success ? runningChains(cached, checks.data.checks) : cached;
     const l1 = [
       ...new Map(
         Object.values(subnetChains)
@@ -70,8 +93,6 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
       ).values(),
     ];
     const l1Chains = l1.map((c) => c.id);
-    const body = await health;
-    const checks = healthChecks.safeParse(body);
     // A partial-sync node runs no X- or C-Chain: info.isBootstrapped says false
     // for them forever (chains/manager.go IsBootstrapped: no such chain), which
     // is not "still bootstrapping". Only the chains the node runs are reported.
@@ -85,8 +106,26 @@ export const bootstrappedSource = defineSource<BootstrappedValue>({
     ) {
       return { chains: names.map((chain) => ({ chain, bootstrapped: true })), partialSync, subnetChains };
     }
-    const answers = await Promise.all(names.map((chain) => ctx.rpc.call('/ext/info', 'info.isBootstrapped', { chain }, result, ctx.deadline)));
-    return { chains: names.map((chain, i) => ({ chain, bootstrapped: answers[i]?.isBootstrapped ?? false })), partialSync, subnetChains };
+    // Each chain on its own: an L1 chain that failed to start is never aliased,
+    // so info.isBootstrapped answers "there is no chain with alias/ID"
+    // (api/info/service.go); it is left out (avax_l1_chain_failed_to_start
+    // says why) and P, X, C and the other chains keep their state.
+    const l1Set = new Set(l1Chains);
+    const answers = await Promise.all(
+      names.map(async (chain): Promise<boolean | undefined> => {
+        try {
+          return (await ctx.rpc.call('/ext/info', 'info.isBootstrapped', { chain }, result, ctx.deadline)).isBootstrapped;
+        } catch (err) {
+          if (err instanceof RpcError && l1Set.has(chain)) return undefined;
+          throw err;
+        }
+      }),
+    );
+    const chains = names.flatMap((chain, i) => {
+      const b = answers[i];
+      return b === undefined ? [] : [{ chain, bootstrapped: b }];
+    });
+    return { chains, partialSync, subnetChains };
   },
   collect: collectBootstrapped,
 });

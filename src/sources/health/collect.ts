@@ -13,6 +13,8 @@ export function collectHealth(v: HealthValue, node: string): Sample[] {
     sample('avax_node_live', { node }, bit(v.live)),
     sample('avax_node_partial_sync', { node }, bit(v.partialSync)),
   ];
+  if (v.primaryHealthy !== undefined) out.push(sample('avax_node_primary_network_healthy', { node }, bit(v.primaryHealthy)));
+  for (const subnet of v.bootstrappingSubnets ?? []) out.push(sample('avax_node_subnet_bootstrapping', { node, subnet }, 1));
   for (const c of v.checks) {
     const labels = { node, check: c.name };
     out.push(sample('avax_node_health_check_passing', labels, bit(c.passing)));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { UpstreamError } from '../../http/errors.js';
 import { parseJsonBody, rejectHttpStatus } from '../../http/json-rpc.js';
 import { describeIssues, finiteNumber } from '../../http/wire.js';
+import { PRIMARY_NETWORK_ID } from '../../domain/ids.js';
 import { defineSource, type PollContext } from '../source.js';
 import { collectHealth } from './collect.js';
 import { healthChanges } from './changes.js';
@@ -210,18 +211,67 @@ function watchedIds(ctx: PollContext): string[] {
   return [...ids];
 }
 
+/**
+ * The node's own health from its `?tag=<primary network id>` report: that
+ * report holds the primary network's chain checks (P, X, C, tagged with the
+ * primary network's id in chains/manager.go) and every application-wide check
+ * (api/health/worker.go Results adds the application tag to any query;
+ * node/node.go registers network, router, database, diskspace, bls,
+ * futureupgrade under it), and no L1 chain's check. One application-wide
+ * check still speaks for the L1s: `bootstrapped` fails while any subnet the
+ * node runs has a chain bootstrapping, and for good when an L1 chain failed
+ * to start (chains/manager.go Subnets.Bootstrapping lists their subnet ids).
+ * It counts here only when it lists the primary network or cannot be read as
+ * a list (not yet run). Pure.
+ */
+export function primaryHealthFrom(body: z.output<typeof healthBodySchema>): boolean {
+  return Object.entries(body.checks).every(([name, c]) => {
+    if (c.error === undefined || c.error === null) return true;
+    if (name !== 'bootstrapped' || !Array.isArray(c.message) || c.message.length === 0) return false;
+    return !c.message.includes(PRIMARY_NETWORK_ID);
+  });
+}
+
+/**
+ * The subnets the `bootstrapped` check lists (see HealthValue.bootstrappingSubnets):
+ * none while it passes, its message's ids while it fails with a list, else
+ * undefined (absent, not yet run). Pure.
+ */
+export function bootstrappingSubnetsFrom(checks: Readonly<Record<string, { message?: unknown; error?: unknown }>>): string[] | undefined {
+  const check = checks['bootstrapped'];
+  if (!check) return undefined;
+  if (check.error === undefined || check.error === null) return [];
+  const listed = z.array(z.string()).safeParse(check.message);
+  return listed.success ? [...new Set(listed.data)].sort() : undefined;
+}
+
+/** The node's own health (see {@link primaryHealthFrom}), or undefined when the tagged report cannot be read: the rest of the source stands. */
+async function primaryHealth(ctx: PollContext): Promise<boolean | undefined> {
+  try {
+    return primaryHealthFrom((await getHealth(ctx, `/ext/health?tag=${PRIMARY_NETWORK_ID}`)).body);
+  } catch (err) {
+    if (err instanceof UpstreamError) return undefined;
+    throw err;
+  }
+}
+
 /** GET /ext/health, /ext/health/readiness and /ext/health/liveness. */
 export const healthSource = defineSource<HealthValue>({
   name: 'health',
   changes: healthChanges,
   status: healthStatus,
   async poll(ctx) {
-    const [health, readiness, liveness] = await Promise.all([
+    const [health, readiness, liveness, primaryHealthy] = await Promise.all([
       getHealth(ctx, '/ext/health'),
       getHealth(ctx, '/ext/health/readiness'),
       getHealth(ctx, '/ext/health/liveness'),
+      primaryHealth(ctx),
     ]);
-    return { ...healthValueFrom(health, readiness, liveness), networking: chainNetworkingFrom(health.body, watchedIds(ctx)) };
+    const value: HealthValue = { ...healthValueFrom(health, readiness, liveness), networking: chainNetworkingFrom(health.body, watchedIds(ctx)) };
+    if (primaryHealthy !== undefined) value.primaryHealthy = primaryHealthy;
+    const bootstrapping = bootstrappingSubnetsFrom(health.body.checks);
+    if (bootstrapping !== undefined) value.bootstrappingSubnets = bootstrapping;
+    return value;
   },
   collect: collectHealth,
 });

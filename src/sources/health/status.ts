@@ -1,17 +1,24 @@
 import type { StatusSection } from '../source.js';
 import type { HealthValue } from './value.js';
 
-/** Healthy, ready and live as badges; every health check, failing first. */
+/**
+ * Healthy, ready and live as badges; every health check, failing first. A
+ * report that fails only for the L1s the node tracks (the node's own health,
+ * `primaryHealthy`, passes) is a warning: the L1 is degraded, not the node.
+ */
 export const healthStatus: StatusSection<HealthValue> = {
   order: 10,
-  badges: (h, kit) =>
-    (
+  badges: (h, kit) => [
+    h.healthy || h.primaryHealthy !== true
+      ? kit.badge('healthy', kit.judge(h.healthy ? 'ok' : 'crit', 'node not healthy'), h.healthy ? 'healthy' : 'not healthy')
+      : kit.badge('healthy', kit.judge('warn', 'an L1 chain check failing (the node itself is healthy)'), 'node healthy, an L1 chain not'),
+    ...(
       [
-        ['healthy', h.healthy],
         ['ready', h.ready],
         ['live', h.live],
       ] as const
     ).map(([name, ok]) => kit.badge(name, kit.judge(ok ? 'ok' : 'crit', `node not ${name}`), ok ? name : `not ${name}`)),
+  ],
   section(h, kit, view) {
     // Failing checks first: they are what a reader comes for.
     const checks = [...h.checks].sort((x, y) => Number(x.passing) - Number(y.passing));

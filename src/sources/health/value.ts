@@ -52,6 +52,21 @@ export interface HealthValue {
   checks: HealthCheck[];
   /** The `futureupgrade` check's details, when it has any. */
   futureUpgrade?: FutureUpgrade;
+  /**
+   * The node's own health, apart from the L1s it tracks: every application-wide
+   * check and every primary-network chain check passes (/ext/health?tag=<primary
+   * network id>), the `bootstrapped` check counted only while it lists the
+   * primary network. Undefined when that report could not be read.
+   */
+  primaryHealthy?: boolean;
+  /**
+   * The subnets the `bootstrapped` check lists as having a chain still
+   * bootstrapping (chains/manager.go Subnets.Bootstrapping; the primary
+   * network for P, X and C), sorted; empty when it passes. A subnet with a
+   * chain that failed to start stays listed for good. Undefined when the
+   * check is absent or says nothing readable.
+   */
+  bootstrappingSubnets?: string[];
   /** Per chain check, the networking details (set by the poll, which knows the watched ids). */
   networking?: ChainNetworking[];
 }

@@ -1,0 +1,17 @@
+import type { Sample } from '../../exposition/metric-defs.js';
+import type { L1HealthValue } from './value.js';
+import { bit, sample } from '../sample.js';
+
+/** Each watched L1 chain's health check → samples: passing, failed to start, the check's name, and the consensus figures it carries. */
+export function collectL1Health(v: L1HealthValue, node: string): Sample[] {
+  const out: Sample[] = [];
+  for (const c of v.chains) {
+    const labels = { node, subnet: c.subnetId, chain: c.chain };
+    out.push(sample('avax_l1_chain_healthy', labels, bit(c.passing)));
+    out.push(sample('avax_l1_chain_failed_to_start', labels, bit(c.failedToStart)));
+    out.push(sample('avax_l1_chain_health_check_info', { ...labels, check: c.check }, 1));
+    if (c.processingBlocks !== undefined) out.push(sample('avax_l1_chain_processing_blocks', labels, c.processingBlocks));
+    if (c.height !== undefined) out.push(sample('avax_chain_height', { node, chain: c.chain }, c.height));
+  }
+  return out;
+}
