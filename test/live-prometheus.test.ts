@@ -79,7 +79,7 @@ const WHILE_CHECK_FAILS = [{ dashboard: 'avax-fleet-overview', panelId: 15, titl
  * check lists (avax_node_subnet_bootstrapping; test/l1-health.test.ts shows the
  * series while a chain bootstraps or failed to start).
  */
-const WHILE_BOOTSTRAPPING = [{ dashboard: 'avax-fleet-overview', panelId: 26, title: 'Subnets bootstrapping' }];
+const WHILE_BOOTSTRAPPING = [{ dashboard: 'avax-fleet-overview', panelId: 34, title: 'Subnets bootstrapping' }];
 const isWhileBootstrapping = (q: QueryRef) => WHILE_BOOTSTRAPPING.some((e) => q.panel?.dashboard === e.dashboard && q.panel.id === e.panelId);
 
 const isWhileCheckFails = (q: QueryRef) =>
