@@ -97,14 +97,14 @@ describe('CB58 ids (avalanchego utils/formatting, ids)', () => {
     expect(idProblem('2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo9O', 'subnet id')).toMatch(/"O" is not a base58 character/);
     // A copy cut short by a character or two is told its length, not a checksum (AvalancheGo would say "invalid input checksum").
     expect(idProblem(FIXTURE_IDS.l1SubnetId.slice(0, -2), 'subnet id')).toBe(
-      `"${FIXTURE_IDS.l1SubnetId.slice(0, -2)}" is not a subnet id: it is too short (its 48 characters hold 35 bytes; a subnet id is 32 bytes and a 4-byte checksum, usually 49 or 50 characters): cut short when copied?`,
+      `"${FIXTURE_IDS.l1SubnetId.slice(0, -2)}" is not a subnet id: it is too short (48 characters holding 35 bytes; a subnet id is 32 bytes and a 4-byte checksum, usually 49 or 50 characters): cut short when copied?`,
     );
     expect(idProblem(`${FIXTURE_IDS.l1ValidationId}2`, 'validation id')).toMatch(
-      /is not a validation id: it is too long \(its 51 characters hold 37 bytes;.*run on when copied\?$/,
+      /is not a validation id: it is too long \(51 characters holding 37 bytes;.*run on when copied\?$/,
     );
-    expect(idProblem('abc', 'validation id')).toMatch(/^"abc" is not a validation id: it is too short \(its 3 characters hold 3 bytes;/);
+    expect(idProblem('abc', 'validation id')).toMatch(/^"abc" is not a validation id: it is too short \(3 characters holding 3 bytes;/);
     expect(nodeIdProblem(FIXTURE_IDS.nodeId.slice(0, -3))).toMatch(
-      /is not a node id: it is too short \(its \d+ characters after NodeID- hold 2[0-3] bytes; a node id is 20 bytes/,
+      /is not a node id: it is too short \(\d+ characters after NodeID- holding 2[0-3] bytes; a node id is 20 bytes/,
     );
     expect(idProblem(FIXTURE_IDS.nodeId, 'subnet id')).toBe(`"${FIXTURE_IDS.nodeId}" is a node id, not a subnet id`);
     expect(idProblem(FIXTURE_IDS.nodeId.slice(7), 'validation id')).toMatch(/holds 20 bytes, an id holds 32 \(a node id without its NodeID- prefix\?\)/);

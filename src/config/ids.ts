@@ -79,8 +79,9 @@ function cb58Problem(s: string, r: Cb58Result & { ok: false }, what: string, pay
     // The usual length of such a string: the payload and its 4 checksum bytes in base58 digits (one fewer when the first byte is small).
     const usual = Math.ceil(((payloadBytes + 4) * 8) / Math.log2(58));
     const short = size < payloadBytes + 4;
-    const chars = shown !== s ? `${s.length} characters after ${NODE_ID_PREFIX}` : `${s.length} characters`;
-    return `"${shown}" is not a ${what}: it is too ${short ? 'short' : 'long'} (its ${chars} hold ${size} bytes; a ${what} is ${payloadBytes} bytes and a 4-byte checksum, usually ${
+    const n = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`;
+    const chars = `${n(s.length, 'character')}${shown !== s ? ` after ${NODE_ID_PREFIX}` : ''}`;
+    return `"${shown}" is not a ${what}: it is too ${short ? 'short' : 'long'} (${chars} holding ${n(size, 'byte')}; a ${what} is ${payloadBytes} bytes and a 4-byte checksum, usually ${
       usual - 1
     } or ${usual} characters${shown !== s ? ` after ${NODE_ID_PREFIX}` : ''}): ${short ? 'cut short' : 'run on'} when copied?`;
   }

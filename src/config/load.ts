@@ -26,7 +26,7 @@ import {
 } from './flags.js';
 import { builtinMessage, issuesToProblems } from './problems.js';
 
-export { DATA_API_KEY_ENV, DEFAULT_MAX_VALIDATORS, DEFAULT_PEERS_INTERVAL_MS, DEFAULT_PORT, envNameOf } from './flags.js';
+export { DEFAULT_MAX_VALIDATORS, DEFAULT_PEERS_INTERVAL_MS, DEFAULT_PORT, envNameOf } from './flags.js';
 
 /** What to watch on one node. */
 export interface WatchConfig {
