@@ -312,7 +312,8 @@ export async function helpText(): Promise<string> {
         '(--poll.interval as AVAX_EXPORTER_POLL_INTERVAL) or in the YAML file of --config.file.',
     )
     .exitProcess(false)
-    .wrap(Math.min(120, yargs().terminalWidth()))
+    // The terminal's width, at most 120 columns; unwrapped when the output is no terminal (a pipe, a test).
+    .wrap(process.stdout.isTTY ? Math.min(120, yargs().terminalWidth()) : null)
     .help()
     .version(false)
     .option('version', { type: 'boolean', describe: 'Print the version (and the build revision when known) and exit' });
