@@ -9,7 +9,7 @@ import { REDACTED, redactUrlText } from './problems.js';
 /**
  * What `--config.check` prints: the configuration the exporter would run with,
  * every default filled in, as a YAML file that `--config.file` reads back to
- * the same configuration (test/config-check.test.ts reads it back). Secrets
+ * the same configuration (test/config-messages.test.ts reads it back). Secrets
  * are never printed: the Data API key as the file or variable it comes from,
  * a secret header or URL password as `<redacted>`, which the loader refuses
  * with a sentence, so a printed file is never run with a placeholder for a
