@@ -366,9 +366,10 @@ nodes:
       X-Team: ops
     secret_headers: [X-Api-Token]
   - url: http://t0ken-only@10.0.0.2:9650
+  - url: http://ops:p@ss-with-at@10.0.0.3:9650
 `);
     const printed = checked([`--config.file=${file}`]);
-    for (const secret of ['hunter2', 's3cret-bearer', 's3cret-token', 't0ken-only']) expect(printed).not.toContain(secret);
+    for (const secret of ['hunter2', 's3cret-bearer', 's3cret-token', 't0ken-only', 'ss-with-at']) expect(printed).not.toContain(secret);
     const nodes = (parseYaml(printed) as { nodes: { url: string; headers?: Record<string, string>; secret_headers?: string[] }[] }).nodes;
     expect(nodes[0]).toMatchObject({
       url: 'http://ops:<redacted>@10.0.0.1:9650',
@@ -382,6 +383,7 @@ nodes:
       `nodes[0].headers.Authorization: ${refusal}`,
       `nodes[0].headers.X-Api-Token: ${refusal}`,
       `nodes[1].url: "http://<redacted>@10.0.0.2:9650" ${refusal}`,
+      `nodes[2].url: "http://ops:<redacted>@10.0.0.3:9650" ${refusal}`,
     ]);
   });
 });

@@ -28,7 +28,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** A URL with its password (or its user name, when that is alone: a token) replaced by {@link REDACTED}; anything else unchanged. */
 export function redactUrlText(text: string): string {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i.exec(text);
+  // Up to the last @ of the authority, as the URL parser reads it: a password may hold an unencoded @.
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i.exec(text);
   if (!m) return text;
   const userinfo = m[2] as string;
   const colon = userinfo.indexOf(':');
