@@ -164,6 +164,14 @@ const ROWS: Row[] = [
     problems: ['AVAX_EXPORTER_WATCH_ALL_VALIDATORS: "ture" must be true or false', '--data-api.enabled: "flase" must be true or false'],
   },
   {
+    what: 'a near miss of a fixed word',
+    argv: ['--log.level=warning', '--data-api.network=fiji'],
+    problems: [
+      '--log.level: "warning" must be trace, debug, info, warn, error, fatal or silent (did you mean warn?)',
+      '--data-api.network: "fiji" must be mainnet, fuji or testnet (did you mean fuji?)',
+    ],
+  },
+  {
     what: 'a flag given twice',
     argv: ['--poll.interval=15s', '--poll.interval=30s'],
     problems: ['--poll.interval: given 2 times ("15s", "30s"); give it once'],

@@ -164,7 +164,11 @@ export function issuesToProblems(err: z.ZodError, raw: unknown, schema: z.ZodTyp
       out.push(`${formatPath(i.path.slice(0, -1))}: ${showValue(String(key))} ${i.issues[0]?.message ?? 'is not a valid key here'}`);
       continue;
     }
-    const message = i.message;
+    let message = i.message;
+    // One of a fixed set of words: the one most likely meant (`warning` for warn, `fiji` for fuji).
+    const meant =
+      i.code === 'invalid_value' && typeof valueAt(raw, i.path) === 'string' ? suggest(valueAt(raw, i.path) as string, i.values.map(String)) : undefined;
+    if (meant !== undefined) message += ` (did you mean ${meant}?)`;
     const shown = i.code === 'custom' ? (i.params as ValueShown | undefined)?.value : undefined;
     const value = valueAt(raw, i.path);
     const withValue = shown === undefined && value !== undefined && !isSecretPath(i.path) && message !== 'is required';

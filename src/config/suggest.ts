@@ -34,8 +34,9 @@ function distance(a: string, b: string): number {
 /**
  * The candidate `name` most likely stands for, or undefined when none is close:
  * the same name written differently, then the nearest within a third of its
- * length (at least 1, at most 3 edits), then the one candidate it is a suffix of
- * (`rate_limit` for `data_api.rate_limit`).
+ * length (at least 1, at most 3 edits), then the one candidate it begins or
+ * ends with, then the one candidate it is a suffix of (`rate_limit` for
+ * `data_api.rate_limit`).
  */
 export function suggest(name: string, candidates: readonly string[]): string | undefined {
   const n = normal(name);
@@ -53,6 +54,12 @@ export function suggest(name: string, candidates: readonly string[]): string | u
     }
   }
   if (best !== undefined) return best;
+  // A word written out in full or cut short (`warning` for warn), when only one candidate fits.
+  const stem = candidates.filter((c) => {
+    const k = normal(c);
+    return Math.min(k.length, n.length) >= 4 && (n.startsWith(k) || k.startsWith(n));
+  });
+  if (stem.length === 1) return stem[0];
   const within = candidates.filter((c) => n.length >= 4 && (normal(c).endsWith(`_${n}`) || normal(c).endsWith(n)));
   return within.length === 1 ? within[0] : undefined;
 }
