@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-import { stringify as toYaml } from 'yaml';
-import { ConfigError, DATA_API_KEY_ENV, loadConfig, redactConfig, wantsHelp, type Config } from './config/load.js';
-import type { WatchedAddress } from './config/addresses.js';
-import { DEFAULT_DATA_API_URL } from './data-api/client.js';
-import { formatDuration } from './config/duration.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import { helpText, wantsHelp } from './config/flags.js';
+import { describeConfig } from './config/describe.js';
 import { createLogger } from './log.js';
 import { BUILD, startDaemon } from './daemon.js';
 import { WebConfigError, loadWebConfig } from './server/web-config.js';
@@ -11,48 +9,6 @@ import { tuneHeap } from './runtime/heap-tuning.js';
 
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 5_000;
-
-function describeAddress(a: WatchedAddress): Record<string, unknown> {
-  return { alias: a.alias, chain: a.chain, address: a.address, ...(a.floorAvax !== undefined ? { floor_avax: a.floorAvax } : {}) };
-}
-
-function describeConfig(config: Config): string {
-  const c = redactConfig(config);
-  return toYaml({
-    web: { listen_address: c.web.listenAddress, telemetry_path: c.web.telemetryPath },
-    poll: {
-      interval: formatDuration(c.poll.intervalMs),
-      timeout: formatDuration(c.poll.timeoutMs),
-      max_age: formatDuration(c.poll.maxAgeMs),
-      peers_interval: formatDuration(c.poll.peersIntervalMs),
-    },
-    nodes: c.nodes.map((n) => ({
-      name: n.name,
-      url: n.url,
-      ...(Object.keys(n.headers).length ? { headers: n.headers } : {}),
-      watch: { node_ids: n.watch.nodeIds, all_validators: n.watch.allValidators, subnet_ids: n.watch.subnetIds },
-    })),
-    data_api: {
-      enabled: c.dataApi.enabled,
-      url: c.dataApi.url ?? (c.demo ? 'the built-in demo Data API' : DEFAULT_DATA_API_URL),
-      network: c.dataApi.network ?? "the polled nodes' network",
-      // Only whether a key is set, never the key.
-      key: c.dataApi.key ?? `none (set ${DATA_API_KEY_ENV} or key_file)`,
-      key_header: c.dataApi.keyHeader,
-      rate_limit: c.dataApi.rateLimitPerMinute,
-      interval: formatDuration(c.dataApi.intervalMs),
-      max_pages: c.dataApi.maxPages,
-    },
-    probe: { targets: c.probe.targets.map((t) => t.url), max_targets: c.probe.maxTargets, idle_timeout: formatDuration(c.probe.idleTimeoutMs) },
-    // Every watched wallet, with where its balance is asked (the node's RPC, or the Data API for P-Chain).
-    addresses: [
-      ...c.nodes.flatMap((n) => (n.addresses ?? []).map((a) => ({ ...describeAddress(a), rpc_node: n.name }))),
-      ...(c.dataApi.addresses ?? []).map((a) => ({ ...describeAddress(a), via: 'data_api' })),
-    ],
-    log: c.log,
-    demo: c.demo,
-  });
-}
 
 /** `avax-exporter 0.1.0`, with ` (revision <commit>)` when the build says which (AVAX_EXPORTER_REVISION, set by the Docker image). */
 function versionLine(): string {
@@ -66,7 +22,11 @@ function wantsVersion(argv: string[]): boolean {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (wantsVersion(argv) && !wantsHelp(argv)) {
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${await helpText()}\n`);
+    return 0;
+  }
+  if (wantsVersion(argv)) {
     process.stdout.write(`${versionLine()}\n`);
     return 0;
   }
@@ -80,8 +40,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  if (wantsHelp(argv)) return 0;
-  const { config, checkOnly } = loaded;
+  const { config, checkOnly, warnings } = loaded;
   if (config.web.configFile) {
     try {
       loadWebConfig(config.web.configFile);
@@ -94,10 +53,13 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   if (checkOnly) {
-    process.stdout.write(`configuration OK\n---\n${describeConfig(config)}`);
+    for (const w of warnings) process.stderr.write(`avax-exporter: warning: ${w}\n`);
+    // "configuration OK" as a YAML comment: the whole output is a file --config.file reads back.
+    process.stdout.write(`# configuration OK\n${describeConfig(config)}`);
     return 0;
   }
   const logger = createLogger({ ...config.log, secretHeaders: [config.dataApi.keyHeader] });
+  for (const w of warnings) logger.warn(w);
   // A long-running daemon: collect dead poll rounds sooner than V8's throughput-minded default.
   tuneHeap();
   // Keep the process up whatever a stray promise does: an upstream failure must never crash the exporter.

@@ -89,13 +89,23 @@ describe('CB58 ids (avalanchego utils/formatting, ids)', () => {
       }
     }
     expect(idProblem('2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByN', 'blockchain id')).toBe(
-      '"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByN" is not a valid blockchain id: its checksum does not match (a typo or a truncated copy?)',
+      '"2oYMBNV4eNHyqk2fjjV5nVQLDbtmNJzq5s3qs3Lo6ftnC6FByN" is not a valid blockchain id: its checksum does not match (a character mistyped, or one lost or added when copied?)',
     );
   });
 
   it('says what is wrong: a character outside base58, a truncated copy, a node id where an id belongs and the reverse', () => {
     expect(idProblem('2h2fuXTjGoYJCyL4JWkUjKMYsL9YWM6zDxYEKDzsU5ukFoKo9O', 'subnet id')).toMatch(/"O" is not a base58 character/);
-    expect(idProblem(FIXTURE_IDS.l1SubnetId.slice(0, -1), 'subnet id')).toMatch(/checksum does not match/);
+    // A copy cut short by a character or two is told its length, not a checksum (AvalancheGo would say "invalid input checksum").
+    expect(idProblem(FIXTURE_IDS.l1SubnetId.slice(0, -2), 'subnet id')).toBe(
+      `"${FIXTURE_IDS.l1SubnetId.slice(0, -2)}" is not a subnet id: it is too short (48 characters holding 35 bytes; a subnet id is 32 bytes and a 4-byte checksum, usually 49 or 50 characters): cut short when copied?`,
+    );
+    expect(idProblem(`${FIXTURE_IDS.l1ValidationId}2`, 'validation id')).toMatch(
+      /is not a validation id: it is too long \(51 characters holding 37 bytes;.*run on when copied\?$/,
+    );
+    expect(idProblem('abc', 'validation id')).toMatch(/^"abc" is not a validation id: it is too short \(3 characters holding 3 bytes;/);
+    expect(nodeIdProblem(FIXTURE_IDS.nodeId.slice(0, -3))).toMatch(
+      /is not a node id: it is too short \(\d+ characters after NodeID- holding 2[0-3] bytes; a node id is 20 bytes/,
+    );
     expect(idProblem(FIXTURE_IDS.nodeId, 'subnet id')).toBe(`"${FIXTURE_IDS.nodeId}" is a node id, not a subnet id`);
     expect(idProblem(FIXTURE_IDS.nodeId.slice(7), 'validation id')).toMatch(/holds 20 bytes, an id holds 32 \(a node id without its NodeID- prefix\?\)/);
     expect(nodeIdProblem(`NodeID-${FIXTURE_IDS.l1ValidationId}`)).toMatch(/holds 32 bytes, a node id holds 20/);
@@ -171,9 +181,9 @@ describe('the configuration checks its ids (exit 2 with the path and the id)', (
       }),
     );
     expect(problems).toEqual([
-      `watch.node_ids[1]: "${BAD_NODE}" is not a valid node id: its checksum does not match (a typo or a truncated copy?)`,
-      `watch.subnet_ids[0]: "${BAD_SUBNET}" is not a valid subnet id: its checksum does not match (a typo or a truncated copy?)`,
-      `watch.validation_ids[0]: "${BAD_VALIDATION}" is not a valid validation id: its checksum does not match (a typo or a truncated copy?)`,
+      `--watch.node-id: "${BAD_NODE}" is not a valid node id: its checksum does not match (a character mistyped, or one lost or added when copied?)`,
+      `--watch.subnet-id: "${BAD_SUBNET}" is not a valid subnet id: its checksum does not match (a character mistyped, or one lost or added when copied?)`,
+      `AVAX_EXPORTER_WATCH_VALIDATION_ID: "${BAD_VALIDATION}" is not a valid validation id: its checksum does not match (a character mistyped, or one lost or added when copied?)`,
     ]);
   });
 
@@ -191,7 +201,7 @@ describe('the configuration checks its ids (exit 2 with the path and the id)', (
     expect(problems).toEqual([
       `nodes[0].watch.node_ids[0]: "${FIXTURE_IDS.l1SubnetId}" is not a node id: it must start with NodeID- (like NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD)`,
       `nodes[0].watch.validation_ids[0]: "${FIXTURE_IDS.nodeId}" is a node id, not a validation id`,
-      `addresses[0].chain: "${BAD_CHAIN}" is not a valid blockchain id: its checksum does not match (a typo or a truncated copy?)`,
+      `addresses[0].chain: "${BAD_CHAIN}" is not a valid blockchain id: its checksum does not match (a character mistyped, or one lost or added when copied?)`,
       `addresses[1].address: "${BAD_P}" is not a valid P-Chain address: its checksum does not match (a typo or a truncated copy?)`,
       expect.stringMatching(
         /^addresses\[2\]\.address: "P-local1\S+" is an address of a local network; P-Chain balances come from the Data API, which serves mainnet \(P-avax1…\) and fuji \(P-fuji1…\) only$/,

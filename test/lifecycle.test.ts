@@ -75,7 +75,7 @@ describe('configuration reload', () => {
     raw.current = { nodes: [{ name: 'a', url: 'ftp://nope' }] };
     const bad = await daemon.reload();
     expect(bad.ok).toBe(false);
-    expect(bad.message).toMatch(/nodes\[0\]\.url: must be an http\(s\) URL/);
+    expect(bad.message).toMatch(/nodes\[0\]\.url: "ftp:\/\/nope" must be an http\(s\) URL/);
     await testHandle(daemon).waitForRounds(1);
     text = await scrape(daemon);
     expect(valueOf(text, 'avax_exporter_config_last_reload_successful')).toBe(0);

@@ -119,6 +119,6 @@ describe('npm package', () => {
     expect(good.stdout).toContain('url: http://127.0.0.1:9650');
     const bad = exporter(['--config.check', '--node.url=ftp://x']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('nodes[0].url: must be an http(s) URL');
+    expect(bad.stderr).toContain('--node.url: "ftp://x" must be an http(s) URL');
   });
 });

@@ -503,11 +503,11 @@ describe('probe configuration', () => {
     );
     expect(problems).toEqual(
       expect.arrayContaining([
-        'probe.targets[0]: must be an http(s) URL',
-        'probe.targets[1]: must be a base URL without a query or fragment',
-        'probe.targets[4]: must be an http(s) URL',
-        'probe.max_targets: must be a number greater than zero',
-        'probe: unknown key(s): module',
+        'probe.targets[0]: "ftp://x" must be an http(s) URL',
+        'probe.targets[1]: "http://a:9650/?x=1" must be a base URL without a query or fragment: remove "?x=1"',
+        'probe.targets[4]: "not a url" must be an http(s) URL',
+        'probe.max_targets: 0 must be a whole number greater than zero',
+        'probe.module: unknown key (the keys here: targets, max_targets, idle_timeout)',
       ]),
     );
     expect(problemsOf(() => buildConfig({ ...base, probe: { targets: ['http://b:9650', 'http://B:9650/'] } }))).toEqual([
@@ -516,7 +516,7 @@ describe('probe configuration', () => {
     expect(problemsOf(() => buildConfig({ ...base, poll: { interval: '30s' }, probe: { idle_timeout: '10s' } }))).toEqual([
       'probe.idle_timeout: must be at least poll.interval (10s < 30s)',
     ]);
-    expect(problemsOf(() => buildConfig({ ...base, probe: { max_targets: 10_001 } }))).toEqual(['probe.max_targets: must be at most 10000']);
+    expect(problemsOf(() => buildConfig({ ...base, probe: { max_targets: 10_001 } }))).toEqual(['probe.max_targets: 10001 must be at most 10000']);
   });
 
   it('reads --probe.* flags and AVAX_EXPORTER_PROBE_* variables', () => {

@@ -92,17 +92,17 @@ addresses:
       }),
     );
     expect(problems).toEqual([
-      'addresses[0].address: must be an EVM address: 0x followed by 40 hex digits',
-      'addresses[1].address: must be an EVM address: 0x followed by 40 hex digits',
+      'addresses[0].address: "0x1234" must be an EVM address: 0x followed by 40 hex digits',
+      `addresses[1].address: "${P_MAIN}" must be an EVM address: 0x followed by 40 hex digits`,
       `addresses[2].address: "${RELAYER}" is not a P-Chain address: expected P-avax1…, P-fuji1…, P-local1… or P-custom1… (an EVM address: its chain is C or an L1 blockchain id)`,
       'addresses[3].address: "P-avax18jma8ppw3nhx5r4ap8clazz0dps7rv5ukulre6" is not a valid P-Chain address: its checksum does not match (a typo or a truncated copy?)',
-      'addresses[4].chain: must be P, C or the blockchain id (CB58) of an EVM L1',
+      'addresses[4].chain: "X" must be P, C or the blockchain id (CB58) of an EVM L1',
       `addresses[5].address: "${P_MAIN.slice(2)}" is not a P-Chain address: expected P-avax1…, P-fuji1…, P-local1… or P-custom1…`,
       'addresses[6].rpc_node: P-Chain balances come from the Data API; rpc_node is for C-Chain and L1 addresses',
-      'addresses[7].floor_avax: must be a number greater than zero (leave floor_avax out to watch the balance without an alert)',
-      'addresses[8].floor_avax: must be a number',
-      'addresses[9].alias: must be printable ASCII',
-      'addresses[10]: unknown key(s): colour',
+      'addresses[7].floor_avax: 0 must be a number greater than zero (leave floor_avax out to watch the balance without an alert)',
+      'addresses[8].floor_avax: "5" must be a number',
+      'addresses[9].alias: "tab\\there" must be printable ASCII',
+      'addresses[10].colour: unknown key (the keys here: alias, chain, address, floor_avax, rpc_node)',
     ]);
   });
 
@@ -154,7 +154,7 @@ addresses:
       timeout: 20_000,
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('addresses[0].address: must be an EVM address');
+    expect(r.stderr).toContain('addresses[0].address: "0xnothex" must be an EVM address');
     expect(r.stderr).toContain('addresses[1].alias: duplicate alias "relayer" (also addresses[0])');
   });
 

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { checkPAddress, idProblem, isValidBech32 } from './ids.js';
+import type { ValueShown } from './problems.js';
+
+const NAMED = { value: 'named' } as const satisfies ValueShown;
 
 /** Re-exported: the bech32 check lives with the other id checks (ids.ts). */
 export { isValidBech32 };
@@ -57,8 +60,9 @@ const addressEntrySchema = z
     chain: z.string().superRefine((c, ctx) => {
       if (c === 'P' || c === 'C') return;
       // Something shaped like an id is checked as one (checksum, length), so a typo names itself.
-      const problem = CB58_ID.test(c) ? idProblem(c, 'blockchain id') : 'must be P, C or the blockchain id (CB58) of an EVM L1';
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      if (!CB58_ID.test(c)) ctx.addIssue({ code: 'custom', message: 'must be P, C or the blockchain id (CB58) of an EVM L1' });
+      const problem = CB58_ID.test(c) ? idProblem(c, 'blockchain id') : undefined;
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: NAMED });
     }),
     address: z.string(),
     floor_avax: z
@@ -72,16 +76,22 @@ const addressEntrySchema = z
     if (isPChain(a.chain)) {
       const checked = checkPAddress(a.address);
       if (!checked.ok) {
-        ctx.addIssue({ code: 'custom', path: ['address'], message: checked.problem });
+        ctx.addIssue({ code: 'custom', path: ['address'], message: checked.problem, params: NAMED });
       } else if (!(checked.hrp in P_CHAIN_HRPS)) {
         ctx.addIssue({
           code: 'custom',
           path: ['address'],
           message: `"${a.address}" is an address of a ${checked.hrp} network; P-Chain balances come from the Data API, which serves mainnet (P-avax1…) and fuji (P-fuji1…) only`,
+          params: NAMED,
         });
       }
       if (a.rpc_node !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['rpc_node'], message: 'P-Chain balances come from the Data API; rpc_node is for C-Chain and L1 addresses' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rpc_node'],
+          message: 'P-Chain balances come from the Data API; rpc_node is for C-Chain and L1 addresses',
+          params: { value: 'hidden' } satisfies ValueShown,
+        });
       }
     } else if (!EVM_ADDRESS.test(a.address)) {
       ctx.addIssue({ code: 'custom', path: ['address'], message: 'must be an EVM address: 0x followed by 40 hex digits' });
@@ -94,13 +104,19 @@ export const addressesSchema = z.array(addressEntrySchema).superRefine((list, ct
   const keys = new Map<string, number>();
   list.forEach((a, i) => {
     const prevAlias = aliases.get(a.alias);
-    if (prevAlias !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'alias'], message: `duplicate alias "${a.alias}" (also addresses[${prevAlias}])` });
+    if (prevAlias !== undefined)
+      ctx.addIssue({ code: 'custom', path: [i, 'alias'], message: `duplicate alias "${a.alias}" (also addresses[${prevAlias}])`, params: NAMED });
     else aliases.set(a.alias, i);
     // EVM addresses are case-insensitive (mixed case is only a checksum).
     const key = `${a.chain}/${isPChain(a.chain) ? a.address : a.address.toLowerCase()}`;
     const prevKey = keys.get(key);
     if (prevKey !== undefined)
-      ctx.addIssue({ code: 'custom', path: [i, 'address'], message: `${a.address} on chain ${a.chain} is already watched as addresses[${prevKey}]` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'address'],
+        message: `${a.address} on chain ${a.chain} is already watched as addresses[${prevKey}]`,
+        params: NAMED,
+      });
     else keys.set(key, i);
   });
 });

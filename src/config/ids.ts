@@ -34,7 +34,7 @@ export const NODE_ID_PREFIX = 'NodeID-';
 export type Cb58Failure = 'empty' | 'alphabet' | 'checksum';
 
 /** The payload of a CB58 string, or why it is not one. */
-export type Cb58Result = { ok: true; bytes: Uint8Array } | { ok: false; why: Cb58Failure; char?: string };
+export type Cb58Result = { ok: true; bytes: Uint8Array } | { ok: false; why: Cb58Failure; char?: string; size?: number };
 
 /** Decodes CB58 and verifies its 4-byte checksum. */
 export function decodeCb58(s: string): Cb58Result {
@@ -55,21 +55,37 @@ export function decodeCb58(s: string): Cb58Result {
     if (c !== '1') break;
     bytes.unshift(0);
   }
-  if (bytes.length < 4) return { ok: false, why: 'checksum' };
+  if (bytes.length < 4) return { ok: false, why: 'checksum', size: bytes.length };
   const full = Uint8Array.from(bytes);
   const payload = full.subarray(0, full.length - 4);
   const sum = createHash('sha256').update(payload).digest().subarray(28);
-  for (let i = 0; i < 4; i++) if (full[full.length - 4 + i] !== sum[i]) return { ok: false, why: 'checksum' };
+  for (let i = 0; i < 4; i++) if (full[full.length - 4 + i] !== sum[i]) return { ok: false, why: 'checksum', size: full.length };
   return { ok: true, bytes: payload };
 }
 
 /** The kinds of 32-byte id the configuration holds, as named in error messages. */
 export type IdKind = 'subnet id' | 'blockchain id' | 'validation id';
 
-function cb58Problem(s: string, r: Cb58Result & { ok: false }, what: string): string {
+/**
+ * Why a CB58 string is not the `what` it should be, whose payload holds
+ * `payloadBytes` bytes. A string of the wrong length fails the checksum too,
+ * but is told its length: a copy cut short (or run on) is not a typo.
+ */
+function cb58Problem(s: string, r: Cb58Result & { ok: false }, what: string, payloadBytes: number, shown = s): string {
   if (r.why === 'empty') return `must be a ${what}, got an empty string`;
-  if (r.why === 'alphabet') return `"${s}" is not a ${what}: ${JSON.stringify(r.char)} is not a base58 character (0, O, I and l never appear in CB58)`;
-  return `"${s}" is not a valid ${what}: its checksum does not match (a typo or a truncated copy?)`;
+  if (r.why === 'alphabet') return `"${shown}" is not a ${what}: ${JSON.stringify(r.char)} is not a base58 character (0, O, I and l never appear in CB58)`;
+  const size = r.size ?? 0;
+  if (size !== payloadBytes + 4) {
+    // The usual length of such a string: the payload and its 4 checksum bytes in base58 digits (one fewer when the first byte is small).
+    const usual = Math.ceil(((payloadBytes + 4) * 8) / Math.log2(58));
+    const short = size < payloadBytes + 4;
+    const n = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`;
+    const chars = `${n(s.length, 'character')}${shown !== s ? ` after ${NODE_ID_PREFIX}` : ''}`;
+    return `"${shown}" is not a ${what}: it is too ${short ? 'short' : 'long'} (${chars} holding ${n(size, 'byte')}; a ${what} is ${payloadBytes} bytes and a 4-byte checksum, usually ${
+      usual - 1
+    } or ${usual} characters${shown !== s ? ` after ${NODE_ID_PREFIX}` : ''}): ${short ? 'cut short' : 'run on'} when copied?`;
+  }
+  return `"${shown}" is not a valid ${what}: its checksum does not match (a character mistyped, or one lost or added when copied?)`;
 }
 
 /**
@@ -79,7 +95,7 @@ function cb58Problem(s: string, r: Cb58Result & { ok: false }, what: string): st
 export function idProblem(s: string, kind: IdKind): string | undefined {
   if (s.startsWith(NODE_ID_PREFIX)) return `"${s}" is a node id, not a ${kind}`;
   const r = decodeCb58(s);
-  if (!r.ok) return cb58Problem(s, r, kind);
+  if (!r.ok) return cb58Problem(s, r, kind, ID_LEN);
   if (r.bytes.length !== ID_LEN) {
     const hint = r.bytes.length === SHORT_ID_LEN ? ` (a node id without its ${NODE_ID_PREFIX} prefix?)` : '';
     return `"${s}" is not a ${kind}: it holds ${r.bytes.length} bytes, an id holds ${ID_LEN}${hint}`;
@@ -92,7 +108,7 @@ export function nodeIdProblem(s: string): string | undefined {
   if (!s.startsWith(NODE_ID_PREFIX)) return `"${s}" is not a node id: it must start with ${NODE_ID_PREFIX} (like NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD)`;
   const body = s.slice(NODE_ID_PREFIX.length);
   const r = decodeCb58(body);
-  if (!r.ok) return cb58Problem(s, r, 'node id');
+  if (!r.ok) return cb58Problem(body, r, 'node id', SHORT_ID_LEN, s);
   if (r.bytes.length !== SHORT_ID_LEN) {
     const hint = r.bytes.length === ID_LEN ? ' (a subnet, blockchain or validation id?)' : '';
     return `"${s}" is not a node id: it holds ${r.bytes.length} bytes, a node id holds ${SHORT_ID_LEN}${hint}`;

@@ -1,20 +1,32 @@
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { rawConfigSchema, parseListenAddress } from './schema.js';
 import { formatDuration } from './duration.js';
 import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiNetwork } from '../data-api/client.js';
-import { DEFAULT_PROBE_MAX_TARGETS, finalizeProbeConfig, type ProbeConfig } from '../probe/config.js';
+import { finalizeProbeConfig, type ProbeConfig } from '../probe/config.js';
 import { resolveAddresses, type WatchedAddress } from './addresses.js';
+import {
+  DATA_API_KEY_ENV,
+  DEFAULT_DATA_API_INTERVAL_MS,
+  DEFAULT_DATA_API_MAX_PAGES,
+  DEFAULT_MAX_VALIDATORS,
+  DEFAULT_NODE_URL,
+  DEFAULT_PEERS_INTERVAL_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_POLL_TIMEOUT_MS,
+  DEFAULT_PORT,
+  FLAGS,
+  readArgv,
+  readEnv,
+  type FlagDef,
+  type FlagName,
+  type GivenValue,
+  type GivenValues,
+} from './flags.js';
+import { builtinMessage, issuesToProblems } from './problems.js';
 
-/** Default port: 9785, in the exporter range 9100-9999 (not 9090, 9650 or 9651). */
-export const DEFAULT_PORT = 9785;
-/** Default cap on validators exported per node and subnet: above mainnet's primary set, below what would hurt a Prometheus. */
-export const DEFAULT_MAX_VALIDATORS = 5_000;
-
-/** Default AvalancheGo API address. */
-export const DEFAULT_NODE_URL = 'http://127.0.0.1:9650';
+export { DEFAULT_MAX_VALIDATORS, DEFAULT_PEERS_INTERVAL_MS, DEFAULT_PORT, envNameOf } from './flags.js';
 
 /** What to watch on one node. */
 export interface WatchConfig {
@@ -46,13 +58,6 @@ export interface NodeConfig {
   addresses?: WatchedAddress[];
 }
 
-/** The environment variable the Data API key is read from (there is deliberately no flag: flags show up in `ps`). */
-export const DATA_API_KEY_ENV = 'AVAX_EXPORTER_DATA_API_KEY';
-/** Default poll interval of the Data API: it is an indexer, slower-moving than a node, and shared. */
-export const DEFAULT_DATA_API_INTERVAL_MS = 60_000;
-/** Default bound on the pages one Data API listing may fetch. */
-export const DEFAULT_DATA_API_MAX_PAGES = 10;
-
 /** The Avalanche Data API source. */
 export interface DataApiConfig {
   enabled: boolean;
@@ -62,6 +67,8 @@ export interface DataApiConfig {
   network: DataApiNetwork | undefined;
   /** The API key (a secret: never logged, printed or exported). */
   key: string | undefined;
+  /** The file the key was read from; undefined when it came from AVAX_EXPORTER_DATA_API_KEY (or there is none). */
+  keyFile: string | undefined;
   /** Header that carries the key. */
   keyHeader: string;
   /** Client-side limit, requests per minute. */
@@ -114,6 +121,8 @@ export interface LoadedConfig {
   config: Config;
   /** `--config.check`: validate, print, exit. */
   checkOnly: boolean;
+  /** What is odd but not wrong (an AVAX_EXPORTER_* variable that is no setting), for the CLI to show. */
+  warnings: string[];
 }
 
 /** Invalid configuration: every problem, each with its path. Exit status 2. */
@@ -124,111 +133,18 @@ export class ConfigError extends Error {
   }
 }
 
-/** Default least time between two info.peers calls to a node. */
-export const DEFAULT_PEERS_INTERVAL_MS = 60_000;
-
-/** Flags in the Prometheus exporter style; each also reads AVAX_EXPORTER_<NAME>. */
-const FLAGS = {
-  'web.listen-address': { type: 'string', describe: `Address to listen on (default :${DEFAULT_PORT})` },
-  'web.telemetry-path': { type: 'string', describe: 'Path of the metrics endpoint (default /metrics)' },
-  'web.config.file': { type: 'string', describe: 'Web config (TLS, basic auth, headers) in the Prometheus exporter-toolkit format' },
-  'web.enable-lifecycle': { type: 'boolean', describe: 'Reload the configuration on POST /-/reload' },
-  'node.url': { type: 'string', array: true, describe: `AvalancheGo API URL, repeatable (default ${DEFAULT_NODE_URL})` },
-  'poll.interval': { type: 'string', describe: 'Time between two polls of a node (default 15s)' },
-  'poll.timeout': { type: 'string', describe: 'Deadline of one poll, retries included (default 10s)' },
-  'poll.max-age': { type: 'string', describe: "Age after which a failed source's series are dropped (default 3 poll intervals)" },
-  'poll.peers-interval': {
-    type: 'string',
-    describe: `Least time between two info.peers calls to a node, 0s for every round (default ${DEFAULT_PEERS_INTERVAL_MS / 1000}s)`,
-  },
-  'watch.node-id': { type: 'string', array: true, describe: "Validator node id to watch, repeatable (default: each node's own id)" },
-  'watch.all-validators': { type: 'boolean', describe: 'Export every current primary-network validator' },
-  'watch.subnet-id': { type: 'string', array: true, describe: 'Subnet / L1 id whose validators and chains to watch, repeatable' },
-  'watch.validation-id': { type: 'string', array: true, describe: 'L1 validation id to look up with platform.getL1Validator (balance, runway), repeatable' },
-  'watch.max-validators': { type: 'number', describe: `Most validators exported per node and subnet (default ${DEFAULT_MAX_VALIDATORS})` },
-  'data-api.enabled': { type: 'boolean', describe: 'Poll the Avalanche Data API (default on; --data-api.enabled=false turns it off)' },
-  'data-api.url': { type: 'string', describe: 'Data API base URL (default https://data-api.avax.network)' },
-  'data-api.network': { type: 'string', describe: "mainnet, fuji or testnet (default: the polled nodes' network)" },
-  'data-api.key-file': { type: 'string', describe: `File holding the Data API key (or set ${DATA_API_KEY_ENV})` },
-  'data-api.key-header': { type: 'string', describe: `Header that carries the key (default ${DEFAULT_DATA_API_KEY_HEADER})` },
-  'data-api.rate-limit': { type: 'string', describe: `Data API requests per minute at most (default ${DEFAULT_DATA_API_RATE_LIMIT})` },
-  'data-api.interval': { type: 'string', describe: 'Time between two Data API rounds (default 60s)' },
-  'data-api.max-pages': { type: 'string', describe: `Most pages one Data API listing fetches (default ${DEFAULT_DATA_API_MAX_PAGES})` },
-  'probe.target': { type: 'string', array: true, describe: 'URL that /probe?target= may poll besides the configured nodes, repeatable' },
-  'probe.max-targets': { type: 'string', describe: `Most probe-only URLs polled at once (default ${DEFAULT_PROBE_MAX_TARGETS})` },
-  'probe.idle-timeout': { type: 'string', describe: 'Time after which a probe-only URL not probed is dropped (default 5m)' },
-  'log.level': { type: 'string', describe: 'trace, debug, info, warn, error (default info)' },
-  'log.format': { type: 'string', describe: 'json or pretty (default json)' },
-  'config.file': { type: 'string', describe: 'YAML configuration file' },
-  'config.check': { type: 'boolean', describe: 'Validate the configuration, print it and exit' },
-  demo: { type: 'boolean', describe: 'Start a built-in simulated node and poll it' },
-} as const;
-
-type FlagName = keyof typeof FLAGS;
-
-/** The environment variable of a flag: AVAX_EXPORTER_WEB_LISTEN_ADDRESS for --web.listen-address. */
-export function envNameOf(flag: string): string {
-  return `AVAX_EXPORTER_${flag.toUpperCase().replace(/[.-]/g, '_')}`;
-}
-
-function readEnv(env: NodeJS.ProcessEnv): Partial<Record<FlagName, unknown>> {
-  const out: Partial<Record<FlagName, unknown>> = {};
-  for (const [flag, def] of Object.entries(FLAGS) as [FlagName, (typeof FLAGS)[FlagName]][]) {
-    const raw = env[envNameOf(flag)];
-    if (raw === undefined || raw === '') continue;
-    if ('array' in def && def.array)
-      out[flag] = raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-    else if (def.type === 'boolean') out[flag] = /^(1|true|yes|on)$/i.test(raw.trim());
-    else if (def.type === 'number') out[flag] = Number(raw.trim());
-    else out[flag] = raw;
-  }
-  return out;
-}
-
-function parseFlags(argv: string[]): Partial<Record<FlagName, unknown>> {
-  const problems: string[] = [];
-  let parser = yargs(argv)
-    .scriptName('avax-exporter')
-    .usage('$0 [flags]\n\nPrometheus exporter for Avalanche nodes and validators.')
-    .parserConfiguration({ 'dot-notation': false, 'camel-case-expansion': false, 'boolean-negation': false })
-    .strict()
-    .exitProcess(false)
-    .help()
-    // Our own --version (cli.ts answers it before any parsing): the package version and the build's revision.
-    .version(false)
-    .option('version', { type: 'boolean', describe: 'Print the version (and the build revision when known) and exit' })
-    .fail((msg, err) => {
-      problems.push(msg ?? err?.message ?? 'invalid flags');
-    });
-  for (const [flag, def] of Object.entries(FLAGS)) parser = parser.option(flag, { ...def });
-  const parsed = parser.parseSync() as Record<string, unknown>;
-  if (problems.length) throw new ConfigError(problems);
-  const out: Partial<Record<FlagName, unknown>> = {};
-  for (const flag of Object.keys(FLAGS) as FlagName[]) if (parsed[flag] !== undefined) out[flag] = parsed[flag];
-  if (parsed['help']) out['config.check'] = undefined;
-  return out;
-}
-
-/** True when argv asks for --help (yargs has printed it already). */
-export function wantsHelp(argv: string[]): boolean {
-  return argv.includes('--help') || argv.includes('-h');
-}
-
-function readConfigFile(path: string): unknown {
+function readConfigFile(path: string, origin: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError([`config.file: cannot read ${path}: ${(err as Error).message}`]);
+    throw new ConfigError([`${origin}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`]);
   }
   let parsed: unknown;
   try {
     parsed = parseYaml(text);
   } catch (err) {
-    throw new ConfigError([`config.file: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`]);
+    throw new ConfigError([`${origin}: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`]);
   }
   // An empty file is one being written or truncated by mistake, not "every default": taken as such, a
   // reload would drop every configured node and poll 127.0.0.1:9650 instead. A file of defaults says `{}`.
@@ -237,69 +153,47 @@ function readConfigFile(path: string): unknown {
   return parsed;
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
-  return out || '(root)';
-}
-
-function issuesToProblems(err: z.ZodError): string[] {
-  return err.issues.map((i) => {
-    const msg = i.code === 'unrecognized_keys' ? `unknown key(s): ${i.keys.join(', ')}` : i.message;
-    return `${formatPath(i.path)}: ${msg}`;
-  });
-}
-
-/** Overlays set flag/env values onto the file's raw config (flags win over env, env over the file). */
-function overlay(file: Record<string, unknown>, values: Partial<Record<FlagName, unknown>>): Record<string, unknown> {
+/**
+ * Overlays the values set by flags and variables (already merged: flags win)
+ * onto the file's raw config, and records where each came from, by YAML path,
+ * so that a problem with one names the flag or variable rather than a key the
+ * operator never wrote.
+ */
+function overlay(file: Record<string, unknown>, given: GivenValues): { raw: Record<string, unknown>; origins: Map<string, string> } {
   const raw: Record<string, unknown> = structuredClone(file);
-  const section = (name: string): Record<string, unknown> => {
-    const cur = raw[name];
-    if (cur === undefined || cur === null) {
-      const fresh: Record<string, unknown> = {};
-      raw[name] = fresh;
-      return fresh;
+  const origins = new Map<string, string>();
+  for (const [flag, g] of Object.entries(given) as [FlagName, GivenValue][]) {
+    const path: string | undefined = (FLAGS[flag] as FlagDef).yaml;
+    if (path === undefined) continue;
+    origins.set(path, g.origin);
+    if (flag === 'node.url') {
+      raw['nodes'] = (g.value as string[]).map((url) => ({ url }));
+      continue;
     }
-    // A non-object section is left as is for zod to report with its path.
-    return typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>) : {};
-  };
-  const set = (sec: string, key: string, v: unknown) => {
-    if (v !== undefined) section(sec)[key] = v;
-  };
-  set('web', 'listen_address', values['web.listen-address']);
-  set('web', 'telemetry_path', values['web.telemetry-path']);
-  set('web', 'config_file', values['web.config.file']);
-  set('web', 'enable_lifecycle', values['web.enable-lifecycle']);
-  set('poll', 'interval', values['poll.interval']);
-  set('poll', 'timeout', values['poll.timeout']);
-  set('poll', 'max_age', values['poll.max-age']);
-  set('poll', 'peers_interval', values['poll.peers-interval']);
-  set('watch', 'node_ids', values['watch.node-id']);
-  set('watch', 'all_validators', values['watch.all-validators']);
-  set('watch', 'subnet_ids', values['watch.subnet-id']);
-  set('watch', 'validation_ids', values['watch.validation-id']);
-  set('watch', 'max_validators', values['watch.max-validators']);
-  set('data_api', 'enabled', values['data-api.enabled']);
-  set('data_api', 'url', values['data-api.url']);
-  set('data_api', 'network', values['data-api.network']);
-  set('data_api', 'key_file', values['data-api.key-file']);
-  set('data_api', 'key_header', values['data-api.key-header']);
-  set('data_api', 'rate_limit', values['data-api.rate-limit']);
-  set('data_api', 'interval', values['data-api.interval']);
-  set('data_api', 'max_pages', values['data-api.max-pages']);
-  set('probe', 'targets', values['probe.target']);
-  set('probe', 'max_targets', values['probe.max-targets']);
-  set('probe', 'idle_timeout', values['probe.idle-timeout']);
-  set('log', 'level', values['log.level']);
-  set('log', 'format', values['log.format']);
-  if (values.demo !== undefined) raw['demo'] = values.demo;
-  const urls = values['node.url'];
-  if (Array.isArray(urls)) raw['nodes'] = (urls as unknown[]).map((url) => ({ url }));
-  for (const k of ['web', 'poll', 'watch', 'log', 'data_api']) {
-    const v = raw[k];
-    if (v && typeof v === 'object' && Object.keys(v).length === 0) delete raw[k];
+    const [sec, key] = path.split('.') as [string, string | undefined];
+    if (key === undefined) {
+      raw[sec] = g.value;
+      continue;
+    }
+    const cur = raw[sec];
+    if (cur === undefined || cur === null) raw[sec] = { [key]: g.value };
+    // A section that is not a mapping is left as it is, for the schema to report with its path.
+    else if (typeof cur === 'object' && !Array.isArray(cur)) (cur as Record<string, unknown>)[key] = g.value;
   }
-  return raw;
+  return { raw, origins };
+}
+
+/** A problem line (`<YAML path>: …`) with its path replaced by the flag or variable that set the value, when one did. */
+function relabel(problem: string, origins: ReadonlyMap<string, string>): string {
+  let best: string | undefined;
+  for (const path of origins.keys()) {
+    const next = problem[path.length];
+    if (problem.startsWith(path) && (next === ':' || next === '.' || next === '[') && (best === undefined || path.length > best.length)) best = path;
+  }
+  if (best === undefined) return problem;
+  const rest = problem.slice(best.length);
+  // The rest of the path (`[1]` of a repeated flag, `.url` of --node.url) is the flag's own business: the value names it.
+  return `${origins.get(best) as string}${rest.slice(rest.indexOf(':'))}`;
 }
 
 /** The default `node` label of a URL: host:port. */
@@ -316,7 +210,7 @@ function readDataApiKey(keyFile: string | undefined, env: NodeJS.ProcessEnv, pro
   if (keyFile !== undefined) {
     try {
       fromFile = readFileSync(keyFile, 'utf8').trim();
-      if (fromFile === '') problems.push(`data_api.key_file: ${keyFile} is empty`);
+      if (fromFile === '') problems.push(`data_api.key_file: ${keyFile} is empty (it should hold the Data API key)`);
     } catch (err) {
       problems.push(`data_api.key_file: cannot read ${keyFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
@@ -328,23 +222,30 @@ function readDataApiKey(keyFile: string | undefined, env: NodeJS.ProcessEnv, pro
   const key = fromEnv ?? (fromFile || undefined);
   // A newline or a space would let the key break the request; say so without echoing it.
   if (key !== undefined && !/^[\x21-\x7e]+$/.test(key)) {
-    problems.push(`data_api: the API key must be printable ASCII without spaces (its value is not shown)`);
+    const where = fromEnv !== undefined ? DATA_API_KEY_ENV : `data_api.key_file: the key in ${keyFile as string}`;
+    problems.push(`${where}${fromEnv !== undefined ? ': the API key' : ''} must be printable ASCII without spaces (its value is not shown)`);
     return undefined;
   }
   return key;
 }
 
 /** Applies defaults and cross-field rules to a validated raw config; `env` gives the Data API key. */
-export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJS.ProcessEnv = {}): Config {
+export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJS.ProcessEnv = {}, nameOf: (path: string) => string = (p) => p): Config {
   const problems: string[] = [];
   const listenAddress = raw.web?.listen_address ?? `:${DEFAULT_PORT}`;
   const listen = parseListenAddress(listenAddress) as { host: string | undefined; port: number };
-  const intervalMs = raw.poll?.interval ?? 15_000;
-  const timeoutMs = raw.poll?.timeout ?? Math.min(10_000, intervalMs);
+  const intervalMs = raw.poll?.interval ?? DEFAULT_POLL_INTERVAL_MS;
+  const timeoutMs = raw.poll?.timeout ?? Math.min(DEFAULT_POLL_TIMEOUT_MS, intervalMs);
   const maxAgeMs = raw.poll?.max_age ?? 3 * intervalMs;
   const peersIntervalMs = raw.poll?.peers_interval ?? DEFAULT_PEERS_INTERVAL_MS;
-  if (timeoutMs > intervalMs) problems.push(`poll.timeout: must not exceed poll.interval (${formatDuration(timeoutMs)} > ${formatDuration(intervalMs)})`);
-  if (maxAgeMs < intervalMs) problems.push(`poll.max_age: must be at least poll.interval (${formatDuration(maxAgeMs)} < ${formatDuration(intervalMs)})`);
+  if (timeoutMs > intervalMs)
+    problems.push(
+      `poll.timeout: ${formatDuration(timeoutMs)} must not exceed ${nameOf('poll.interval')} (${formatDuration(intervalMs)}): a round must end before the next begins`,
+    );
+  if (maxAgeMs < intervalMs)
+    problems.push(
+      `poll.max_age: ${formatDuration(maxAgeMs)} must be at least ${nameOf('poll.interval')} (${formatDuration(intervalMs)}), or every series would expire between two polls`,
+    );
   const demo = raw.demo ?? false;
   const globalWatch = raw.watch ?? {};
   const rawNodes = raw.nodes ?? (demo ? [] : [{ url: DEFAULT_NODE_URL }]);
@@ -352,14 +253,17 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
   const nodes: NodeConfig[] = rawNodes.map((n, i) => {
     const name = n.name ?? defaultNodeName(n.url);
     const prev = names.get(name);
-    if (prev !== undefined) problems.push(`nodes[${i}].name: duplicate node name "${name}" (also nodes[${prev}]); set a distinct name`);
+    if (prev !== undefined)
+      problems.push(
+        `nodes[${i}].name: duplicate node name "${name}" (also nodes[${prev}])${n.name === undefined ? '; two URLs of one host and port: give each node a name in the file' : '; set a distinct name'}`,
+      );
     names.set(name, i);
     const w = n.watch ?? {};
     return {
       name,
       url: n.url.replace(/\/+$/, ''),
       headers: n.headers ?? {},
-      secretHeaders: ['authorization', 'proxy-authorization', 'cookie', ...(n.secret_headers ?? []).map((h) => h.toLowerCase())],
+      secretHeaders: [...new Set(['authorization', 'proxy-authorization', 'cookie', ...(n.secret_headers ?? []).map((h) => h.toLowerCase())])],
       watch: {
         nodeIds: w.node_ids ?? globalWatch.node_ids ?? [],
         allValidators: w.all_validators ?? globalWatch.all_validators ?? false,
@@ -380,6 +284,7 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
     url: d.url?.replace(/\/+$/, ''),
     network: d.network,
     key: readDataApiKey(d.key_file, env, problems),
+    keyFile: d.key_file,
     keyHeader: (d.key_header ?? DEFAULT_DATA_API_KEY_HEADER).toLowerCase(),
     rateLimitPerMinute: d.rate_limit ?? DEFAULT_DATA_API_RATE_LIMIT,
     intervalMs: dataApiIntervalMs,
@@ -435,27 +340,47 @@ export function finalizeConfig(raw: z.output<typeof rawConfigSchema>, env: NodeJ
 }
 
 /** Validates a raw (file-shaped) config object and applies defaults; `env` gives the Data API key. */
-export function buildConfig(raw: unknown, env: NodeJS.ProcessEnv = {}): Config {
-  const parsed = rawConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(issuesToProblems(parsed.error));
-  return finalizeConfig(parsed.data, env);
+export function buildConfig(raw: unknown, env: NodeJS.ProcessEnv = {}, nameOf?: (path: string) => string): Config {
+  const parsed = rawConfigSchema.safeParse(raw, { error: builtinMessage });
+  if (!parsed.success) throw new ConfigError(issuesToProblems(parsed.error, raw, rawConfigSchema));
+  return finalizeConfig(parsed.data, env, nameOf);
 }
 
 /**
  * Reads flags, environment and the optional YAML file into a validated config.
- * Throws {@link ConfigError} listing every problem.
+ * Throws {@link ConfigError} listing every problem, each naming the flag,
+ * variable or YAML path its value came from.
  */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  const flags = parseFlags(argv);
-  const fromEnv = readEnv(env);
-  const merged: Partial<Record<FlagName, unknown>> = { ...fromEnv, ...flags };
-  const file = merged['config.file'];
-  const fileRaw = typeof file === 'string' ? readConfigFile(file) : {};
-  if (fileRaw === null || typeof fileRaw !== 'object' || Array.isArray(fileRaw)) {
-    throw new ConfigError(['config.file: the top level must be a mapping']);
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const fromFlags = readArgv(argv, problems);
+  const fromEnv = readEnv(env, problems, warnings);
+  const given: GivenValues = { ...fromEnv, ...fromFlags };
+  const file = given['config.file'];
+  let fileRaw: unknown = {};
+  if (file !== undefined) {
+    if (typeof file.value !== 'string' || file.value === '') throw new ConfigError([`${file.origin}: needs the path of a YAML file`]);
+    fileRaw = readConfigFile(file.value, file.origin);
   }
-  const raw = overlay(fileRaw as Record<string, unknown>, merged);
-  return { config: buildConfig(raw, env), checkOnly: merged['config.check'] === true };
+  if (fileRaw === null || typeof fileRaw !== 'object' || Array.isArray(fileRaw)) {
+    throw new ConfigError([
+      `${file?.origin ?? 'config.file'}: the top level of ${String(file?.value)} must be a mapping (key: value lines), not ${Array.isArray(fileRaw) ? 'a list' : 'a single value'}`,
+    ]);
+  }
+  const { raw, origins } = overlay(fileRaw as Record<string, unknown>, given);
+  const check = given['config.check'];
+  if (check !== undefined && typeof check.value !== 'boolean') throw new ConfigError([`${check.origin}: ${JSON.stringify(check.value)} must be true or false`]);
+  let config: Config;
+  try {
+    config = buildConfig(raw, env, (p) => origins.get(p) ?? p);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError([...problems, ...err.problems.map((p) => relabel(p, origins))]);
+    throw err;
+  }
+  // Flags or variables that are no settings, reported with the rest (the values they would have set are not needed to find those).
+  if (problems.length) throw new ConfigError(problems);
+  return { config, checkOnly: check?.value === true, warnings };
 }
 
 /** The config with every secret replaced, for `--config.check` and the status page. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { addressesSchema } from './addresses.js';
 import { idProblem, nodeIdProblem, type IdKind } from './ids.js';
+import { REDACTED, type ValueShown } from './problems.js';
 
 /**
  * The configuration schema. Flags, environment variables and the YAML file are
@@ -9,16 +10,29 @@ import { idProblem, nodeIdProblem, type IdKind } from './ids.js';
  * once; unknown keys are errors so a typo never silently does nothing.
  */
 
-const duration = z.string().transform((s, ctx) => {
-  const ms = parseDuration(s);
+/** How a duration is written, said in every message about one. */
+const DURATION_FORM = 'a duration like 15s, 2m or 1h30m';
+
+/**
+ * A duration: a string with units. A bare number (YAML `interval: 15`, or
+ * `--poll.interval=15`) is refused with the unit it most likely lacks, never
+ * read as milliseconds or seconds by guess.
+ */
+const duration = z.unknown().transform((v, ctx) => {
+  const bare = typeof v === 'number' || (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) && v.trim() !== '0');
+  if (bare) {
+    ctx.addIssue({ code: 'custom', message: `has no unit: write ${String(v).trim()}s for ${String(v).trim()} seconds (${DURATION_FORM})` });
+    return z.NEVER;
+  }
+  const ms = typeof v === 'string' ? parseDuration(v) : undefined;
   if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `must be a duration like 15s, 2m or 1h30m (got "${s}")` });
+    ctx.addIssue({ code: 'custom', message: `must be ${DURATION_FORM}` });
     return z.NEVER;
   }
   return ms;
 });
 
-const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero');
+const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero (a duration like 15s)');
 
 const httpUrl = z
   .string()
@@ -46,22 +60,72 @@ const httpUrl = z
       try {
         decodeURIComponent(value);
       } catch {
-        ctx.addIssue({ code: 'custom', message: `the ${part} in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `the ${part} in the URL is not valid percent-encoding (write a literal % as %25; the value is not shown)`,
+          params: { value: 'hidden' } satisfies ValueShown,
+        });
       }
     }
+    if (decodeOrRaw(u.password) === REDACTED || (u.password === '' && decodeOrRaw(u.username) === REDACTED)) {
+      ctx.addIssue({ code: 'custom', message: REDACTED_MESSAGE });
+    }
   });
+
+function decodeOrRaw(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** What a `<redacted>` placeholder (from --config.check's output) read back as a value is told. */
+export const REDACTED_MESSAGE = `holds ${REDACTED}, which --config.check prints in place of a secret: write the secret back (or give it in a file or variable)`;
+
+/**
+ * The part of a URL's path that makes it something other than an AvalancheGo
+ * base URL: an API's own path (`/ext/bc/C/rpc`, `/ext/info`; the exporter adds
+ * those itself), or a query or fragment. A path before `/ext` stays (a proxy's
+ * prefix or a provider's token). Undefined for a base URL.
+ */
+export function nonBasePart(s: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return undefined;
+  }
+  const ext = /\/ext(\/|$)/.exec(u.pathname);
+  if (ext) return `${u.pathname.slice(ext.index)}${u.search}${u.hash}`;
+  if (u.search !== '' || u.hash !== '' || s.includes('?') || s.includes('#')) return `${u.search}${u.hash}` || s.slice(s.search(/[?#]/));
+  return undefined;
+}
+
+/** An AvalancheGo base URL: http(s), and nothing of an API's path, a query or a fragment (which probe targets could never match either). */
+const baseUrl = httpUrl.superRefine((s, ctx) => {
+  const part = nonBasePart(s);
+  if (part === undefined) return;
+  const api = part.startsWith('/ext');
+  ctx.addIssue({
+    code: 'custom',
+    message: api
+      ? `is the URL of one AvalancheGo API, not the node's base URL: remove "${part}" (the exporter adds /ext/info, /ext/health, /ext/bc/… itself)`
+      : `must be a base URL without a query or fragment: remove "${part}"`,
+  });
+});
 
 /** A node id as AvalancheGo prints it, checksum and length checked (ids.ts). */
 export const nodeIdSchema = z.string().superRefine((s, ctx) => {
   const problem = nodeIdProblem(s);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: { value: 'named' } satisfies ValueShown });
 });
 
 /** A CB58 id of 32 bytes (subnet, blockchain, validation id), checksum and length checked (ids.ts). */
 function cb58Id(kind: IdKind) {
   return z.string().superRefine((s, ctx) => {
     const problem = idProblem(s, kind);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: { value: 'named' } satisfies ValueShown });
   });
 }
 /** A subnet / L1 id. */
@@ -73,7 +137,7 @@ const watchSchema = z.strictObject({
   node_ids: z.array(nodeIdSchema).optional(),
   all_validators: z.boolean().optional(),
   subnet_ids: z.array(subnetIdSchema).optional(),
-  max_validators: z.number().int().positive().optional(),
+  max_validators: positiveInt('a whole number').optional(),
   /** L1 validation ids looked up one by one with platform.getL1Validator. */
   validation_ids: z.array(validationIdSchema).optional(),
 });
@@ -87,50 +151,73 @@ const nodeSchema = z.strictObject({
     .max(128)
     .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII')
     .optional(),
-  url: httpUrl,
-  headers: z.record(headerName, z.string()).optional(),
+  url: baseUrl,
+  headers: z
+    .record(
+      headerName,
+      z.string().refine((v) => v !== REDACTED, REDACTED_MESSAGE),
+    )
+    .optional(),
   /** Header names whose values are secrets (never logged or shown). Authorization is always secret. */
   secret_headers: z.array(headerName).optional(),
   watch: watchSchema.optional(),
 });
 
-/** A positive number, written as a number in YAML or as a decimal string in a flag or variable. */
-const positiveNumber = z
-  .union(
-    [
-      z.number(),
-      z
-        .string()
-        .trim()
-        .regex(/^\d+(\.\d+)?$/)
-        .transform(Number),
-    ],
-    { error: 'must be a number' },
-  )
-  .refine((v) => Number.isFinite(v) && v > 0, 'must be a number greater than zero');
+/**
+ * A number greater than zero, written as a number in YAML or as text in a flag
+ * or variable (any way JavaScript writes a finite number: `60`, `1.5`, `-5`,
+ * `1e3`), so `-5` is told it must be greater than zero, not that it is no number.
+ */
+function positiveNumber(what: string, integer = false) {
+  const message = `must be ${what} greater than zero`;
+  return z.union([z.number(), z.string()], { error: message }).transform((v, ctx) => {
+    const n = typeof v === 'number' ? v : v.trim() === '' ? NaN : Number(v.trim());
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
 
-const positiveInt = positiveNumber.refine((v) => Number.isInteger(v), 'must be a whole number');
+function positiveInt(what: string) {
+  return positiveNumber(what, true);
+}
 
-/** The Data API section. The key itself has no key here: it is a secret, read from a file or the environment only. */
+/** The Data API's base URL: the client adds /v1/… itself. */
+const dataApiUrl = httpUrl.superRefine((s, ctx) => {
+  let path: string;
+  try {
+    path = new URL(s).pathname;
+  } catch {
+    return;
+  }
+  const v1 = /\/v1(\/|$)/.exec(path);
+  if (v1) ctx.addIssue({ code: 'custom', message: `must be the Data API's base URL: remove "${path.slice(v1.index)}" (the exporter adds /v1/… itself)` });
+});
+
 const dataApiSchema = z.strictObject({
   enabled: z.boolean().optional(),
-  url: httpUrl.optional(),
+  url: dataApiUrl.optional(),
   network: z.enum(['mainnet', 'fuji', 'testnet'], { error: 'must be mainnet, fuji or testnet' }).optional(),
   key: z.never({ error: 'the API key is not read from the configuration; give it in AVAX_EXPORTER_DATA_API_KEY or in a file named by key_file' }).optional(),
   key_file: z.string().min(1).optional(),
   key_header: headerName.optional(),
-  rate_limit: positiveNumber.refine((v) => v <= 100_000, 'must be at most 100000 requests per minute').optional(),
+  rate_limit: positiveNumber('a number of requests per minute')
+    .refine((v) => v <= 100_000, 'must be at most 100000 requests per minute')
+    .optional(),
   interval: positiveDuration.optional(),
-  max_pages: positiveInt.refine((v) => v <= 1000, 'must be at most 1000').optional(),
+  max_pages: positiveInt('a whole number')
+    .refine((v) => v <= 1000, 'must be at most 1000')
+    .optional(),
 });
-
-/** A node API base URL: no query or fragment, which a probe target could never match. */
-const baseUrl = httpUrl.refine((s) => !s.includes('?') && !s.includes('#'), 'must be a base URL without a query or fragment');
 
 /** `/probe`: the URLs beyond the configured nodes it may poll, and how many at once (see src/probe/). */
 const probeSchema = z.strictObject({
   targets: z.array(baseUrl).optional(),
-  max_targets: positiveInt.refine((v) => v <= 10_000, 'must be at most 10000').optional(),
+  max_targets: positiveInt('a whole number')
+    .refine((v) => v <= 10_000, 'must be at most 10000')
+    .optional(),
   idle_timeout: positiveDuration.optional(),
 });
 
@@ -162,8 +249,10 @@ export const rawConfigSchema = z.strictObject({
   nodes: z.array(nodeSchema).optional(),
   log: z
     .strictObject({
-      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).optional(),
-      format: z.enum(['json', 'pretty']).optional(),
+      level: z
+        .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { error: 'must be trace, debug, info, warn, error, fatal or silent' })
+        .optional(),
+      format: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
     })
     .optional(),
   data_api: dataApiSchema.optional(),
