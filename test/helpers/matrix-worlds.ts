@@ -189,9 +189,30 @@ export function upgradeTime(sec: number): string {
 
 /** An L1 validator of the fixture L1 that is not ours, with `balanceNavax` left for its fee; returns its validation id. */
 export function addL1Stranger(s: FakeNodeState, nowSec: number, balanceNavax: bigint): { nodeId: string; validationId: string } {
-  const rng = createPrng(2727);
-  const nodeId = randomNodeId(rng);
+  const nodeId = randomNodeId(createPrng(2727));
   const validationId = idFrom(`matrix-l1-stranger/${nodeId}`);
+  addL1Validator(s, nowSec, nodeId, validationId, balanceNavax);
+  return { nodeId, validationId };
+}
+
+/**
+ * The fixture L1 as a small L1 of four active validators of equal weight: the
+ * node's own and `count` (3) other operators' ones, each in the P-Chain's set
+ * and in the chain's validators API, connected. Returns their node ids.
+ */
+export function smallL1(s: FakeNodeState, nowSec: number, count = 3): string[] {
+  const rng = createPrng(2222);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const nodeId = randomNodeId(rng);
+    addL1Validator(s, nowSec, nodeId, idFrom(`matrix-small-l1/${nodeId}`), 5_000_000_000n);
+    ids.push(nodeId);
+  }
+  return ids;
+}
+
+/** One active, connected validator of the fixture L1 (weight 20, 30 days in), in the P-Chain's set and the chain's validators API. */
+function addL1Validator(s: FakeNodeState, nowSec: number, nodeId: string, validationId: string, balanceNavax: bigint): void {
   const owner = { locktime: 0, threshold: 1, addresses: ['P-avax1ywzvrftfqexh5g6qa9zyrytj6pqdfetz3cnlnv'] };
   s.subnets[FIXTURE_IDS.l1SubnetId]?.validators.push({
     validationId,
@@ -215,44 +236,4 @@ export function addL1Stranger(s: FakeNodeState, nowSec: number, balanceNavax: bi
     uptimePercentage: 99.1,
     uptimeSeconds: 30 * DAY,
   });
-  return { nodeId, validationId };
-}
-
-/**
- * The fixture L1 as a small L1 of four active validators of equal weight: the
- * node's own and `count` (3) other operators' ones, each in the P-Chain's set
- * and in the chain's validators API, connected. Returns their node ids.
- */
-export function smallL1(s: FakeNodeState, nowSec: number, count = 3): string[] {
-  const rng = createPrng(2222);
-  const owner = { locktime: 0, threshold: 1, addresses: ['P-avax1ywzvrftfqexh5g6qa9zyrytj6pqdfetz3cnlnv'] };
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const nodeId = randomNodeId(rng);
-    const validationId = idFrom(`matrix-small-l1/${nodeId}`);
-    s.subnets[FIXTURE_IDS.l1SubnetId]?.validators.push({
-      validationId,
-      nodeId,
-      weight: 20n,
-      startTime: nowSec - 30 * DAY,
-      publicKey: '0x8f95423f7142d00a48e1014a3de8d28907d420dc33b3052a6dee03a3f2941a393c2351e354704ca66a3fc29870282e15',
-      remainingBalanceOwner: owner,
-      deactivationOwner: owner,
-      minNonce: 0n,
-      balance: 5_000_000_000n,
-    });
-    s.l1Uptimes[FIXTURE_IDS.l1ChainId]?.push({
-      validationId,
-      nodeId,
-      weight: 20,
-      startTimestamp: nowSec - 30 * DAY,
-      isActive: true,
-      isL1Validator: true,
-      isConnected: true,
-      uptimePercentage: 99.1,
-      uptimeSeconds: 30 * DAY,
-    });
-    ids.push(nodeId);
-  }
-  return ids;
 }
