@@ -875,7 +875,7 @@ const ACTIONS: Record<string, (d: Deployment) => Promise<void>> = {
     await waitFor('l1-chain-stalled: the L1 chain moving and Validating on record', async () =>
       (
         await query(
-          `increase(avax_chain_height{${c},chain="${chain}"}[5s]) > 0 and on (cluster, node) (avax_node_blockchain_status{${c},chain="${chain}",status="Validating"} == 1)`,
+          `increase(avax_node_chain_last_accepted_height{${c},chain="${chain}"}[5s]) > 0 and on (cluster, node) (avax_node_blockchain_status{${c},chain="${chain}",status="Validating"} == 1)`,
         )
       ).length === 1
         ? true

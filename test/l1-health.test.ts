@@ -18,6 +18,8 @@ import {
 } from '../src/fake/real-modes.js';
 import { primaryHealthFrom } from '../src/sources/health/index.js';
 import { l1ChainHealthFrom } from '../src/sources/l1-health/index.js';
+import { collectL1Health } from '../src/sources/l1-health/collect.js';
+import { nodeVitalsFrom } from '../src/sources/node-vitals/index.js';
 import { runningChains } from '../src/sources/bootstrapped/index.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from './helpers/daemon.js';
 import { smallL1 } from './helpers/matrix-worlds.js';
@@ -129,9 +131,13 @@ describe('the exporter tells the node apart from its L1s', () => {
       expect(valueOf(text, 'avax_l1_chain_health_check_info', { node: 'n', subnet: L1, chain: CHAIN, check: CHAIN })).toBe(1);
       expect(valueOf(text, 'avax_node_connected_stake_ratio', { node: 'n', chain: CHAIN })).toBe(0.75);
       expect(valueOf(text, 'avax_l1_validator_connected', { node: 'n', node_id: others[0] as string, chain: CHAIN })).toBe(0);
-      // The L1 chain's height and its processing blocks, from its check.
-      expect(valueOf(text, 'avax_chain_height', { node: 'n', chain: CHAIN })).toBe(184467);
-      expect(valueOf(text, 'avax_l1_chain_processing_blocks', { node: 'n', chain: CHAIN })).toBe(0);
+      // The L1 chain's height and its processing blocks, from its check: one series each, node_vitals' (named by
+      // the check, here the chain id, which avax_l1_chain_health_check_info joins to the subnet), not a second
+      // copy from l1_health.
+      expect(valueOf(text, 'avax_node_chain_last_accepted_height', { node: 'n', chain: CHAIN })).toBe(184467);
+      expect(valueOf(text, 'avax_node_chain_processing_blocks', { node: 'n', chain: CHAIN })).toBe(0);
+      expect(seriesOf(text, 'avax_chain_height', { node: 'n', chain: CHAIN })).toEqual([]);
+      expect(seriesOf(text, 'avax_l1_chain_processing_blocks', { node: 'n' })).toEqual([]);
     });
   });
 
@@ -184,7 +190,8 @@ describe('the exporter tells the node apart from its L1s', () => {
       const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url, watch: { subnet_ids: [L1] } }] });
       await waitUntilAllUp(daemon);
       const text = await scrape(daemon);
-      expect(valueOf(text, 'avax_l1_chain_processing_blocks', { node: 'n', subnet: L1, chain: CHAIN })).toBe(4);
+      expect(valueOf(text, 'avax_node_chain_processing_blocks', { node: 'n', chain: CHAIN })).toBe(4);
+      expect(valueOf(text, 'avax_l1_chain_health_check_info', { node: 'n', subnet: L1, chain: CHAIN, check: CHAIN })).toBe(1);
       expect(valueOf(text, 'avax_l1_chain_healthy', { node: 'n', subnet: L1, chain: CHAIN })).toBe(0);
       expect(valueOf(text, 'avax_node_primary_network_healthy', { node: 'n' })).toBe(1);
     });
@@ -204,7 +211,7 @@ describe('pure parts', () => {
     expect(primaryHealthFrom({ healthy: false, checks: { network: { ...ok, error: 'network layer is unhealthy' } } })).toBe(false);
   });
 
-  it('l1ChainHealthFrom reads the failed creation and the consensus figures', () => {
+  it("l1ChainHealthFrom reads the failed creation; the consensus figures are node_vitals' alone, under the check's name", () => {
     const chain = { id: CHAIN, check: 'dexchain' };
     expect(l1ChainHealthFrom(L1, chain, { ...ok, error: `failed to create chain on subnet ${L1}: plugin not found` })).toEqual({
       subnetId: L1,
@@ -214,14 +221,24 @@ describe('pure parts', () => {
       failedToStart: true,
       error: `failed to create chain on subnet ${L1}: plugin not found`,
     });
-    expect(l1ChainHealthFrom(L1, chain, { ...ok, message: { engine: { consensus: { lastAcceptedHeight: 7, processingBlocks: 2 } } } })).toMatchObject({
-      passing: true,
-      failedToStart: false,
-      height: 7,
-      processingBlocks: 2,
+    const message = { engine: { consensus: { lastAcceptedHeight: 7, processingBlocks: 2 } } };
+    expect(l1ChainHealthFrom(L1, chain, { ...ok, message })).toEqual({ subnetId: L1, chain: CHAIN, check: 'dexchain', passing: true, failedToStart: false });
+    // One series per figure: l1_health exports the check's name (which joins it to the chain id and the subnet)
+    // and no consensus figure; node_vitals reads those from the same check, named by its alias here.
+    expect(collectL1Health({ chains: [l1ChainHealthFrom(L1, chain, { ...ok, message })], subnetChains: {} }, 'n').map((x) => x.name)).toEqual([
+      'avax_l1_chain_healthy',
+      'avax_l1_chain_failed_to_start',
+      'avax_l1_chain_health_check_info',
+    ]);
+    expect(collectL1Health({ chains: [l1ChainHealthFrom(L1, chain, { ...ok, message })], subnetChains: {} }, 'n')[2]?.labels).toEqual({
+      node: 'n',
+      subnet: L1,
+      chain: CHAIN,
+      check: 'dexchain',
     });
-    // Bootstrapping: the engine says nothing of consensus.
-    expect(l1ChainHealthFrom(L1, chain, { ...ok, message: { engine: { consensus: {}, vm: null } } })).not.toHaveProperty('height');
+    expect(nodeVitalsFrom({ dexchain: { message } }).chains).toEqual([
+      { chain: 'dexchain', processingBlocks: 2, longestProcessingSeconds: undefined, lastAcceptedHeight: 7 },
+    ]);
   });
 
   it('runningChains drops a subnet whose cached chain has no check any more', () => {

@@ -230,7 +230,7 @@ export const METRICS = {
     type: 'gauge',
     help: 'Last accepted block height of the chain on the node.',
     labels: ['node', 'chain'],
-    source: 'platform.getHeight, avm.getHeight, eth_blockNumber; a watched L1 chain: its health check engine.consensus.lastAcceptedHeight',
+    source: 'platform.getHeight, avm.getHeight, eth_blockNumber',
   },
   // The node's vitals, from the details of its own /ext/health checks (src/sources/node-vitals).
   avax_node_disk_available_bytes: {
@@ -247,7 +247,7 @@ export const METRICS = {
   },
   avax_node_chain_processing_blocks: {
     type: 'gauge',
-    help: "Blocks the chain's consensus engine is deciding on the node (processingBlocks; outstandingBlocks before v1.11). Absent while the chain bootstraps (its engine reports no consensus details). Every chain the node runs, L1 chains included (chain = the health check's name: P, X, C or a blockchain id).",
+    help: "Blocks the chain's consensus engine is deciding on the node (processingBlocks; outstandingBlocks before v1.11). Absent while the chain bootstraps (its engine reports no consensus details). Every chain the node runs, L1 chains included (chain = the health check's name: P, X, C, a blockchain id or an L1 chain's alias; avax_l1_chain_health_check_info{check} joins it to a watched L1's chain id and subnet).",
     labels: ['node', 'chain'],
     source: 'GET /ext/health checks.<chain>.message.engine.consensus',
   },
@@ -499,14 +499,8 @@ export const METRICS = {
   },
   avax_l1_chain_health_check_info: {
     type: 'gauge',
-    help: "Always 1: the name of a watched L1 chain's health check (its primary alias or its id), to join avax_node_health_check_passing{check} with the chain and its subnet.",
+    help: "Always 1: the name of a watched L1 chain's health check (its primary alias or its id), to join avax_node_health_check_passing{check} and the avax_node_chain_* series (whose chain label is that name) with the chain id and its subnet.",
     labels: ['node', 'subnet', 'chain', 'check'],
-    source: 'GET /ext/health?tag=<subnet id>',
-  },
-  avax_l1_chain_processing_blocks: {
-    type: 'gauge',
-    help: "Blocks of a watched L1 chain issued on this node and not yet accepted or rejected (engine.consensus.processingBlocks of the chain's health check, snow/consensus/snowman/topological.go). Above 0 while the height does not move: the chain stalls (an idle chain has none). Absent while the chain bootstraps.",
-    labels: ['node', 'subnet', 'chain'],
     source: 'GET /ext/health?tag=<subnet id>',
   },
   avax_data_api_validator_status: {

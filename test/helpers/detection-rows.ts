@@ -442,8 +442,8 @@ export const MATRIX: MatrixRow[] = [
       { alertname: 'AvaxL1ChainUnhealthy', severity: 'warning', evidence: 'poll' },
     ],
     never: [{ alertname: 'AvaxNodeUnhealthy' }, { alertname: 'AvaxL1ValidatorChainNotValidating' }, { alertname: 'AvaxNodeHealthCheckFailing' }],
-    // AvaxChainHeightStalled (a warning) may go pending for an evaluation: its "moving elsewhere" record, evaluated in
-    // another group, still sees this node's last blocks when the chain stops.
+    // Only criticals are asserted away here. (AvaxChainHeightStalled no longer sees the L1 chain at all: avax_chain_height
+    // is the P, X and C APIs' height; the L1 chain's is avax_node_chain_last_accepted_height.)
     silent: ['critical'],
   },
 ];

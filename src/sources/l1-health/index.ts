@@ -15,16 +15,6 @@ export type { L1ChainHealth, L1HealthValue } from './value.js';
  */
 const FAILED_TO_CREATE = /^failed to create chain on subnet /;
 
-/** What a Snowman chain's check carries in `engine.consensus` (snow/consensus/snowman/topological.go HealthCheck). */
-const consensusSchema = z.object({
-  engine: z.object({
-    consensus: z.object({
-      lastAcceptedHeight: z.number().int().nonnegative().optional(),
-      processingBlocks: z.number().int().nonnegative().optional(),
-    }),
-  }),
-});
-
 /** One chain's entry from its subnet's tagged report. Pure. */
 export function l1ChainHealthFrom(subnetId: string, chain: SubnetChain, check: z.output<typeof healthBodySchema>['checks'][string]): L1ChainHealth {
   const error = typeof check.error === 'string' ? check.error : check.error === undefined || check.error === null ? undefined : JSON.stringify(check.error);
@@ -36,12 +26,8 @@ export function l1ChainHealthFrom(subnetId: string, chain: SubnetChain, check: z
     failedToStart: error !== undefined && FAILED_TO_CREATE.test(error),
   };
   if (error !== undefined) out.error = error;
-  const consensus = consensusSchema.safeParse(check.message);
-  if (consensus.success) {
-    const { lastAcceptedHeight, processingBlocks } = consensus.data.engine.consensus;
-    if (lastAcceptedHeight !== undefined) out.height = lastAcceptedHeight;
-    if (processingBlocks !== undefined) out.processingBlocks = processingBlocks;
-  }
+  // The check's consensus details (blocks processing, last accepted height)
+  // are read once, for every chain, by the node_vitals source.
   return out;
 }
 

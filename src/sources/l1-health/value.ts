@@ -20,10 +20,6 @@ export interface L1ChainHealth {
   failedToStart: boolean;
   /** The check's error, while it fails. */
   error?: string;
-  /** `engine.consensus.lastAcceptedHeight` (snow/consensus/snowman/topological.go); absent while bootstrapping. */
-  height?: number;
-  /** `engine.consensus.processingBlocks`: blocks issued and not yet decided; absent while bootstrapping. */
-  processingBlocks?: number;
 }
 
 /** The health of every chain of the watched subnets the node has a check for. */
