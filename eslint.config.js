@@ -6,6 +6,53 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
+// The layers of src/ (docs/architecture.md, "Which folder may import which"): a module may import its own
+// folder and the layers below its own, never a layer beside or above it. ESLint's core no-restricted-imports
+// says this with one `files:` block per layer and no new dependency; it checks `import type` and
+// `export ... from` like any import. A specifier is refused when it is relative and names a folder (or a
+// top-level module) of a layer the importer may not use. Tests (*.test.ts) stand above every layer.
+const LAYERS = [
+  { name: 'leaves', modules: ['domain/', 'http/', 'metrics/', 'runtime/', 'log.ts'] },
+  { name: 'config', modules: ['config/'] },
+  { name: 'state and the fakes', modules: ['state/', 'fake/'] },
+  { name: 'status kit', modules: ['status/'] },
+  { name: 'sources', modules: ['sources/'] },
+  { name: 'scheduler and exposition', modules: ['scheduler.ts', 'exposition/'] },
+  { name: 'data-api and probe', modules: ['data-api/', 'probe/'] },
+  { name: 'server', modules: ['server/'] },
+  { name: 'daemon parts', modules: ['daemon/'] },
+  { name: 'daemon', modules: ['daemon.ts'] },
+  { name: 'cli', modules: ['cli.ts'] },
+];
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A specifier's pattern for a module: a folder by its segment, a top-level file by its name as imported (`.js`). */
+const specifierOf = (m) => (m.endsWith('/') ? `${escapeRegex(m.slice(0, -1))}/` : `${escapeRegex(m.replace(/\.ts$/, ''))}\\.js$`);
+const layerRules = LAYERS.flatMap((layer, rank) =>
+  layer.modules.flatMap((own) => {
+    const refused = LAYERS.slice(rank)
+      .flatMap((l) => l.modules)
+      .filter((m) => m !== own);
+    if (refused.length === 0) return []; // the top layer may import everything
+    return {
+      files: [own.endsWith('/') ? `src/${own}**/*.ts` : `src/${own}`],
+      ignores: ['**/*.test.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                regex: `^\\.\\.?/(?:.*/)?(?:${refused.map(specifierOf).join('|')})`,
+                message: `src/${own} is in the layer "${layer.name}": it may import only the layers below it (docs/architecture.md).`,
+              },
+            ],
+          },
+        ],
+      },
+    };
+  }),
+);
+
 export default defineConfig(
   { ignores: ['dist/', 'build/', '.tmp/', 'coverage/', 'node_modules/'] },
   js.configs.recommended,
@@ -24,6 +71,7 @@ export default defineConfig(
       ],
     },
   },
+  ...layerRules,
   // Plain JavaScript configuration files are in no tsconfig: lint them without type information.
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
 );

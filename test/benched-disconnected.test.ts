@@ -10,7 +10,7 @@ import { collectHealth } from '../src/sources/health/collect.js';
 import { collectPeers } from '../src/sources/peers/collect.js';
 import { chainNetworkingFrom, healthBodySchema, healthValueFrom, type HealthAnswer } from '../src/sources/health/index.js';
 import { MAX_BENCHED_PEERS, benchedPeersFrom, peersResult, peersValueFrom, watchedBenchedFrom } from '../src/sources/peers/index.js';
-import type { Sample } from '../src/exposition/metric-defs.js';
+import type { Sample } from '../src/metrics/metric-defs.js';
 import { fixtureResult, loadFixture } from './helpers/fixtures.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 import { testHandle } from '../src/daemon.js';

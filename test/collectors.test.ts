@@ -11,7 +11,7 @@ import { REWARD_UPTIME_UPGRADE, rewardUptimeUpgradeTime } from '../src/sources/i
 import { validatorFeeStateResult } from '../src/sources/validators/index.js';
 import { l1UptimeResult, l1UptimeSource, toL1UptimeRecord } from '../src/sources/l1-uptime/index.js';
 import { nearestRank } from '../src/domain/rules.js';
-import type { Sample } from '../src/exposition/metric-defs.js';
+import type { Sample } from '../src/metrics/metric-defs.js';
 
 const NODE = 'n1';
 const SELF = 'NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD';

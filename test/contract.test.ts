@@ -3,7 +3,7 @@
  * metric a Grafana dashboard (panel queries, template variable queries,
  * annotations) or a Prometheus rule (expressions, annotation `query`
  * templates) selects must be an exporter metric (METRICS in
- * src/exposition/metric-defs.ts), a recording rule of alerts/ or a Prometheus
+ * src/metrics/metric-defs.ts), a recording rule of alerts/ or a Prometheus
  * built-in, and every label it matches on an exporter metric must exist. The
  * queries are parsed with Prometheus's PromQL grammar after substituting
  * Grafana's variables. Also the dashboards' import conventions (__inputs,
@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../src/exposition/metric-defs.js';
+import { METRICS } from '../src/metrics/metric-defs.js';
 import {
   PARSE_ONLY_VALUES,
   PROMETHEUS_BUILTINS,

@@ -11,7 +11,7 @@
  */
 import { parser } from '@prometheus-io/lezer-promql';
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../src/exposition/metric-defs.js';
+import { METRICS } from '../src/metrics/metric-defs.js';
 import {
   PARSE_ONLY_VALUES,
   PROMETHEUS_BUILTINS,

@@ -15,7 +15,7 @@ import {
 } from '../src/data-api/sources.js';
 import { collectDataApiStats, currentValidation } from '../src/data-api/collect.js';
 import { uintString } from '../src/http/wire.js';
-import type { Sample } from '../src/exposition/metric-defs.js';
+import type { Sample } from '../src/metrics/metric-defs.js';
 
 const SELF = 'NodeID-5mb46qkSBj81k9g9e4VFjGGSbaaSLFRzD';
 const PRIMARY = '11111111111111111111111111111111LpoYY';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { METRICS, type MetricName, type Sample } from '../src/exposition/metric-defs.js';
+import { METRICS, type MetricName, type Sample } from '../src/metrics/metric-defs.js';
 import { ExpositionRenderer, MAX_LABEL_LENGTH, sanitizeLabelValue } from '../src/exposition/render.js';
 import { FakeNode } from '../src/fake/fake-node.js';
 import { generatePeers, generateValidators } from '../src/fake/fake-data.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { METRICS } from '../src/exposition/metric-defs.js';
+import { METRICS } from '../src/metrics/metric-defs.js';
 import { METRICS_DOC_PATH, renderMetricsDoc } from './tools/metrics-doc.js';
 
 describe('metrics reference', () => {

@@ -26,7 +26,7 @@ import {
 } from '../src/sources/peers/index.js';
 import { SLOW_REFRESH_ROUNDS, type KnownNodeFacts, type PollContext } from '../src/sources/source.js';
 import { NetworkShared } from '../src/sources/network-shared.js';
-import type { Sample } from '../src/exposition/metric-defs.js';
+import type { Sample } from '../src/metrics/metric-defs.js';
 import { fixtureResult } from './helpers/fixtures.js';
 import { eventually, perTestResources, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 import { testHandle } from '../src/daemon.js';

@@ -1,5 +1,5 @@
 import { Document, isMap, isPair, isScalar } from 'yaml';
-import { DEFAULT_DATA_API_URL } from '../data-api/client.js';
+import { DEFAULT_DATA_API_URL } from './data-api.js';
 import type { WatchedAddress } from './addresses.js';
 import { formatDuration } from './duration.js';
 import { DATA_API_KEY_ENV } from './flags.js';

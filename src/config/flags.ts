@@ -1,6 +1,6 @@
 import yargs from 'yargs';
-import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, DEFAULT_DATA_API_URL } from '../data-api/client.js';
-import { DEFAULT_PROBE_IDLE_TIMEOUT_MS, DEFAULT_PROBE_MAX_TARGETS } from '../probe/config.js';
+import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, DEFAULT_DATA_API_URL } from './data-api.js';
+import { DEFAULT_PROBE_IDLE_TIMEOUT_MS, DEFAULT_PROBE_MAX_TARGETS } from './probe.js';
 import { formatDuration } from './duration.js';
 import { suggest } from './suggest.js';
 

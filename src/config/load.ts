@@ -3,9 +3,10 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { rawConfigSchema, parseListenAddress } from './schema.js';
 import { formatDuration } from './duration.js';
-import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiNetwork } from '../data-api/client.js';
-import { finalizeProbeConfig, type ProbeConfig } from '../probe/config.js';
+import { DEFAULT_DATA_API_KEY_HEADER, DEFAULT_DATA_API_RATE_LIMIT, type DataApiNetwork } from './data-api.js';
+import { finalizeProbeConfig, type ProbeConfig } from './probe.js';
 import { resolveAddresses, type WatchedAddress } from './addresses.js';
+import type { NodeConfig } from './node.js';
 import {
   DATA_API_KEY_ENV,
   DEFAULT_DATA_API_INTERVAL_MS,
@@ -27,36 +28,8 @@ import {
 import { builtinMessage, issuesToProblems } from './problems.js';
 
 export { DEFAULT_MAX_VALIDATORS, DEFAULT_PEERS_INTERVAL_MS, DEFAULT_PORT, envNameOf } from './flags.js';
-
-/** What to watch on one node. */
-export interface WatchConfig {
-  /** Validators to watch; empty means "this node's own id". */
-  nodeIds: string[];
-  /** Export every current primary-network validator. */
-  allValidators: boolean;
-  /** Subnets / L1s whose validators and chains to watch. */
-  subnetIds: string[];
-  /** Most validators exported per subnet; the rest are left out with a warning (a series cap). */
-  maxValidators: number;
-  /**
-   * L1 validations to look up one by one (platform.getL1Validator), whether or
-   * not their L1 is watched; absent when none.
-   */
-  validationIds?: string[];
-}
-
-/** One polled node. */
-export interface NodeConfig {
-  /** The `node` label value. */
-  name: string;
-  url: string;
-  headers: Record<string, string>;
-  /** Lower-cased names of headers whose values must never be shown. */
-  secretHeaders: string[];
-  watch: WatchConfig;
-  /** C-Chain and L1 addresses whose balance this node is asked for (`addresses` with this node as `rpc_node`); absent when none. */
-  addresses?: WatchedAddress[];
-}
+// The node types live in a leaf module so config/probe.ts can use them without importing this file back.
+export type { NodeConfig, WatchConfig } from './node.js';
 
 /** The Avalanche Data API source. */
 export interface DataApiConfig {

@@ -7,7 +7,7 @@ import { SLOW_REFRESH_ROUNDS, type SourceDef } from '../sources/source.js';
 import { NetworkShared } from '../sources/network-shared.js';
 import { NodePoller, startSpread, type PollerHandle } from '../scheduler.js';
 import { DataApiPoller, DATA_API_POLLER_NAME } from '../data-api/poller.js';
-import { DEFAULT_DATA_API_URL } from '../data-api/client.js';
+import { DEFAULT_DATA_API_URL } from '../config/data-api.js';
 import { redactUrl } from '../config/load.js';
 import { BUILD } from './build-info.js';
 import { logTransition } from './log-transition.js';

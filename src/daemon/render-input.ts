@@ -4,7 +4,7 @@ import { DATA_API_SOURCES } from '../data-api/sources.js';
 import { collectDataApiStats } from '../data-api/collect.js';
 import { collectWatchedL1Config } from '../data-api/l1-validators/collect.js';
 import type { ProbeService } from '../probe/probe-service.js';
-import type { MetricDef, Sample } from '../exposition/metric-defs.js';
+import type { MetricDef, Sample } from '../metrics/metric-defs.js';
 import { BUILD } from './build-info.js';
 import type { Fleet } from './fleet.js';
 import type { ConfigReloads } from './config-reload.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { SampleAssembler } from '../exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
-import type { MetricDef, Sample } from '../exposition/metric-defs.js';
+import type { MetricDef, Sample } from '../metrics/metric-defs.js';
 
 /** The moment a render is of: its clock, whether every node had completed a round, and the previous exposition's series count. */
 export interface RenderMoment {

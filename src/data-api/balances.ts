@@ -6,7 +6,7 @@ import { defineSource } from '../sources/source.js';
 import { aboutAddress, type AddressBalance, type AddressBalancesValue } from '../sources/address-balances/index.js';
 import { collectAddressBalances } from '../sources/address-balances/collect.js';
 import type { DataApiNetwork } from './client.js';
-import type { DataApiContext } from './sources.js';
+import type { DataApiContext } from './context.js';
 
 /** The asset id of AVAX, by the network it lives on (`testnet` is fuji). */
 export const AVAX_ASSET_IDS = {

@@ -5,23 +5,13 @@ import { withRetry } from '../http/retry.js';
 import { RESPONSE_CAPS, type HttpResponse, type HttpTransport } from '../http/transport.js';
 import { describeIssues } from '../http/wire.js';
 import { TokenBucket } from './token-bucket.js';
+import { DEFAULT_DATA_API_KEY_HEADER, type DataApiNetwork } from '../config/data-api.js';
 
-/** The public Avalanche Data API. */
-export const DEFAULT_DATA_API_URL = 'https://data-api.avax.network';
-/**
- * The header the public service reads the API key from. The written spec
- * names `x-service-api-key`; the deployed service (and its docs) use this one.
- */
-export const DEFAULT_DATA_API_KEY_HEADER = 'x-glacier-api-key';
-/** Default client-side limit, requests per minute: modest enough for a user without a key. */
-export const DEFAULT_DATA_API_RATE_LIMIT = 60;
+// The defaults and the network names are part of the configuration; they live in config/ so it need not import this client.
+export type { DataApiNetwork } from '../config/data-api.js';
+
 /** Largest `pageSize` the spec allows on the endpoints used. */
 export const MAX_PAGE_SIZE = 100;
-
-/** The `network` path value of the Data API. */
-export const DATA_API_NETWORKS = ['mainnet', 'fuji', 'testnet'] as const;
-/** A network the Data API serves. */
-export type DataApiNetwork = (typeof DATA_API_NETWORKS)[number];
 
 /** The Data API network of an AvalancheGo network id (1 mainnet, 5 fuji), or undefined for networks it does not serve. */
 export function dataApiNetworkOf(networkId: number): DataApiNetwork | undefined {

@@ -1,4 +1,4 @@
-import type { Sample } from '../exposition/metric-defs.js';
+import type { Sample } from '../metrics/metric-defs.js';
 import type { DataApiStats } from './client.js';
 import type { DataApiBlocksValue, DataApiNodeBlocksValue, DataApiValidation, DataApiValidatorsValue, ValidationStatus } from './value.js';
 import { navaxToAvax } from '../http/wire.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Deadline } from '../http/json-rpc.js';
 import { finiteNumber, uintString } from '../http/wire.js';
-import { defineSource, type BaseContext, type SourceDef } from '../sources/source.js';
+import { defineSource, type SourceDef } from '../sources/source.js';
 import { collectDataApiBlocks, collectDataApiNodeBlocks, collectDataApiValidators } from '../data-api/collect.js';
-import { DataApiHttpError, isServiceNotFound, type DataApiClient, type DataApiNetwork } from './client.js';
-import type { WatchedAddress } from '../config/addresses.js';
+import { DataApiHttpError, isServiceNotFound } from './client.js';
+import type { DataApiContext } from './context.js';
 import { dataApiAddressBalancesSource } from './balances.js';
 import { dataApiL1ValidatorsSource } from './l1-validators/index.js';
 import { dataApiBlocksSection, dataApiValidatorsSection } from './status.js';
@@ -32,18 +32,8 @@ export type {
   ChainHead,
 } from './value.js';
 
-/** Everything a Data API source may use during one poll. */
-export interface DataApiContext extends BaseContext {
-  readonly client: DataApiClient;
-  /** The network every path is about. */
-  readonly network: DataApiNetwork;
-  /** Validator node ids to ask about. */
-  readonly nodeIds: readonly string[];
-  /** Most pages one listing may fetch. */
-  readonly maxPages: number;
-  /** P-Chain addresses whose balance to ask for (none when absent). */
-  readonly addresses?: readonly WatchedAddress[];
-}
+// The context type is a leaf module (context.ts) so the sources in balances.ts and l1-validators/ can use it without importing this registry back.
+export type { DataApiContext } from './context.js';
 
 const percent = finiteNumber.refine((v) => v >= 0 && v <= 100, 'percentage outside 0..100').transform((v) => v / 100);
 const seconds = z.number().int().nonnegative();

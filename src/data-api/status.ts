@@ -5,7 +5,7 @@
  */
 import { PRIMARY_NETWORK_ID } from '../domain/ids.js';
 import { rewardUptimeThreshold } from '../domain/rules.js';
-import { timeLeftLevel, uptimeLevel, worstLevel, type Level, type StatusKit } from '../server/status-kit.js';
+import { timeLeftLevel, uptimeLevel, worstLevel, type Level, type StatusKit } from '../status/status-kit.js';
 import { currentValidation } from './collect.js';
 import type { DataApiBlocksValue, DataApiValidatorsValue, ProposerState } from './value.js';
 

@@ -1,7 +1,7 @@
 import { FAILURE_REASONS } from '../http/errors.js';
 import type { SourceDef } from '../sources/source.js';
 import type { SourceState } from '../state/store.js';
-import type { Sample } from './metric-defs.js';
+import type { Sample } from '../metrics/metric-defs.js';
 
 /** Inputs of one exposition: the state, the collectors, and the time it is for. */
 export interface AssembleInput {

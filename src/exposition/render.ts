@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { METRICS, type MetricDef, type Sample } from './metric-defs.js';
+import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -286,7 +286,7 @@ function lazyExposition(parts: string[] | undefined, series: number): Exposition
 
 /**
  * Renders samples in the Prometheus text format. Metrics come in the order of
- * the contract (src/exposition/metric-defs.ts), series in the order the
+ * the contract (src/metrics/metric-defs.ts), series in the order the
  * collectors produced them; a duplicate series keeps its first value, since
  * Prometheus rejects a scrape with duplicates. The samples arrive in groups
  * (one per source value); a group that was rendered before (the same array,

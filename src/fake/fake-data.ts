@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { createHash } from 'node:crypto';
-import type { FakeBlsSigner, FakeCheck, FakeDelegator, FakeNodeState, FakeOwner, FakePeer, FakeValidator } from './fake-node.js';
+import type { FakeBlsSigner, FakeCheck, FakeDelegator, FakeNodeState, FakeOwner, FakePeer, FakeValidator } from './fake-state.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants

@@ -1,7 +1,7 @@
 import type { Config, NodeConfig } from '../config/load.js';
 import { redactUrl } from '../config/load.js';
 import { assembleSamples } from '../exposition/assemble.js';
-import type { Sample } from '../exposition/metric-defs.js';
+import type { Sample } from '../metrics/metric-defs.js';
 import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
 import type { HttpTransport } from '../http/transport.js';
 import type { Logger } from '../log.js';
@@ -9,7 +9,7 @@ import { NodePoller } from '../scheduler.js';
 import type { SourceDef } from '../sources/source.js';
 import { sourceMinIntervals } from '../sources/index.js';
 import { StateStore, type SourceState, type StateTransition } from '../state/store.js';
-import { parseRequestedTarget, targetKey } from './target-url.js';
+import { parseRequestedTarget, targetKey } from '../config/target-url.js';
 
 /**
  * Part of Prometheus's scrape timeout a probe leaves unused, so that it answers

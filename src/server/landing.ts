@@ -1,6 +1,6 @@
 import type { SourceState } from '../state/store.js';
 import type { StatusPageInput } from './status-page.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '../status/html.js';
 import { nodeAnchor, renderFleetSummary, renderNodeStatus, statusPageHead } from './status-page.js';
 
 export { escapeHtml };

@@ -21,8 +21,8 @@ import type { SourceState } from '../state/store.js';
 import type { SourceDef, StatusView } from '../sources/source.js';
 import { CONFIGURED_NODE_SOURCES, NODE_SOURCES } from '../sources/index.js';
 import { DATA_API_SOURCES } from '../data-api/sources.js';
-import { escapeHtml } from './html.js';
-import { badge, cell, LEVEL_LABELS, RANK, staleness, StatusKit, table, worstLevel, type Issue, type Level } from './status-kit.js';
+import { escapeHtml } from '../status/html.js';
+import { badge, cell, LEVEL_LABELS, RANK, staleness, StatusKit, table, worstLevel, type Issue, type Level } from '../status/status-kit.js';
 
 export {
   downtimeBudgetLevel,
@@ -34,7 +34,7 @@ export {
   timeLeftLevel,
   uptimeLevel,
   worstLevel,
-} from './status-kit.js';
+} from '../status/status-kit.js';
 
 /** An HTML id for a node's section (letters, digits, `-` and `_` only, so it is safe in any attribute). Pure. */
 export function nodeAnchor(node: string): string {

@@ -1,4 +1,4 @@
-import type { MetricName, Sample } from '../exposition/metric-defs.js';
+import type { MetricName, Sample } from '../metrics/metric-defs.js';
 
 /** Builds a sample; a tiny helper so collectors read as tables. */
 export function sample(name: MetricName, labels: Record<string, string>, value: number): Sample {

@@ -1,8 +1,8 @@
 import type { NodeConfig } from '../config/load.js';
 import type { Deadline, JsonRpcClient } from '../http/json-rpc.js';
 import type { HttpResponse } from '../http/transport.js';
-import type { MetricDef, Sample } from '../exposition/metric-defs.js';
-import type { StatusKit } from '../server/status-kit.js';
+import type { MetricDef, Sample } from '../metrics/metric-defs.js';
+import type { StatusKit } from '../status/status-kit.js';
 import type { ValueChange } from '../state/store.js';
 
 export type { ValueChange } from '../state/store.js';
@@ -94,7 +94,7 @@ export interface SourceDef<T, C = PollContext> {
   readonly status?: StatusSection<T>;
   /**
    * Metric definitions of a source that is not part of the product's
-   * contract (src/exposition/metric-defs.ts defines every product metric):
+   * contract (src/metrics/metric-defs.ts defines every product metric):
    * a source added by a test or a fork declares its metrics here.
    */
   readonly metrics?: Readonly<Record<string, MetricDef>>;

@@ -1,4 +1,4 @@
-import type { MetricName, Sample } from '../../src/exposition/metric-defs.js';
+import type { MetricName, Sample } from '../../src/metrics/metric-defs.js';
 import type { NodeIpValue } from './value.js';
 
 /**

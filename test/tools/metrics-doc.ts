@@ -1,4 +1,4 @@
-import { METRICS, type MetricDef } from '../../src/exposition/metric-defs.js';
+import { METRICS, type MetricDef } from '../../src/metrics/metric-defs.js';
 
 /** Path of the generated reference, relative to the repository root. */
 export const METRICS_DOC_PATH = 'docs/metrics.md';
@@ -15,7 +15,7 @@ export function renderMetricsDoc(metrics: Record<string, MetricDef> = METRICS): 
   return [
     '# Metrics reference',
     '',
-    '<!-- Generated from src/exposition/metric-defs.ts by `npm run docs:metrics`; a test fails when this file differs. -->',
+    '<!-- Generated from src/metrics/metric-defs.ts by `npm run docs:metrics`; a test fails when this file differs. -->',
     '',
     'Every series avax-exporter exports. Names are a public contract: dashboards and alert rules depend on them.',
     'Units are base units (seconds, ratios 0..1, AVAX amounts in `_avax`); no sample carries a timestamp.',

@@ -1,4 +1,4 @@
-import type { Sample } from '../../exposition/metric-defs.js';
+import type { Sample } from '../../metrics/metric-defs.js';
 import type { WatchConfig } from '../../config/load.js';
 import { bit, sample } from '../../sources/sample.js';
 import type { DataApiL1ValidatorsValue } from './value.js';

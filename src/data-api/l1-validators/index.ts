@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineSource } from '../../sources/source.js';
 import { uintString } from '../../http/wire.js';
 import { isServiceNotFound } from '../client.js';
-import type { DataApiContext } from '../sources.js';
+import type { DataApiContext } from '../context.js';
 import { collectDataApiL1Validators } from './collect.js';
 import type { DataApiL1Validation, DataApiL1ValidatorsValue } from './value.js';
 export type { DataApiL1Validation, DataApiL1ValidatorsValue } from './value.js';

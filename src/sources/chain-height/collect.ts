@@ -1,4 +1,4 @@
-import type { Sample } from '../../exposition/metric-defs.js';
+import type { Sample } from '../../metrics/metric-defs.js';
 import type { ChainHeightValue } from './value.js';
 import { sample } from '../sample.js';
 

@@ -1,4 +1,4 @@
-import type { Sample } from '../../exposition/metric-defs.js';
+import type { Sample } from '../../metrics/metric-defs.js';
 import type { HealthValue } from './value.js';
 import { bit, sample } from '../sample.js';
 

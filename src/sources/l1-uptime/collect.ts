@@ -1,4 +1,4 @@
-import type { Sample } from '../../exposition/metric-defs.js';
+import type { Sample } from '../../metrics/metric-defs.js';
 import { L1_CHAIN_STATES, type L1UptimeValue } from './value.js';
 import { firstOfEach } from '../../domain/rules.js';
 import { bit, sample } from '../sample.js';

@@ -1,4 +1,4 @@
-import type { MetricName, Sample } from '../../exposition/metric-defs.js';
+import type { MetricName, Sample } from '../../metrics/metric-defs.js';
 import type { NodeVitalsValue } from './value.js';
 import { sample } from '../sample.js';
 

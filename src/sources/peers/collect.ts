@@ -1,4 +1,4 @@
-import type { Sample } from '../../exposition/metric-defs.js';
+import type { Sample } from '../../metrics/metric-defs.js';
 import type { PeersValue } from './value.js';
 import { bit, sample } from '../sample.js';
 import { nearestRank } from '../../domain/rules.js';

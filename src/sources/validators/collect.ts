@@ -1,4 +1,4 @@
-import type { Sample } from '../../exposition/metric-defs.js';
+import type { Sample } from '../../metrics/metric-defs.js';
 import type { ValidatorsValue } from './value.js';
 import { PRIMARY_NETWORK_ID } from '../../domain/ids.js';
 import { balanceRunwaySeconds, downtimeBudgetSeconds, firstOfEach, isInactiveL1, rewardUptimeThreshold } from '../../domain/rules.js';

@@ -9,7 +9,7 @@ import {
   worstLevel,
   type Level,
   type StatusKit,
-} from '../../server/status-kit.js';
+} from '../../status/status-kit.js';
 import { PRIMARY_NETWORK_ID } from '../../domain/ids.js';
 import type { StatusSection } from '../source.js';
 import { l1UptimeSource } from '../l1-uptime/index.js';

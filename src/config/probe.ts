@@ -1,5 +1,5 @@
-import type { NodeConfig, WatchConfig } from '../config/load.js';
-import { formatDuration } from '../config/duration.js';
+import type { NodeConfig, WatchConfig } from './node.js';
+import { formatDuration } from './duration.js';
 import { targetKey } from './target-url.js';
 
 /** Default cap on allow-listed URLs polled for `/probe` at the same time. */
