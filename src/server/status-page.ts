@@ -13,7 +13,7 @@
  * source. Everything derived (reward requirement, downtime budget, runway)
  * comes from the domain rules (src/domain/rules.ts) the collectors use, so
  * the page shows what `/metrics` exports; everything that came from upstream
- * goes through {@link escapeHtml} (src/server/status-kit.ts).
+ * goes through {@link escapeHtml} (src/status/status-kit.ts).
  *
  * @packageDocumentation
  */
