@@ -14,7 +14,7 @@ import tseslint from 'typescript-eslint';
 const LAYERS = [
   { name: 'leaves', modules: ['domain/', 'http/', 'metrics/', 'runtime/', 'log.ts'] },
   { name: 'config', modules: ['config/'] },
-  { name: 'state and the fakes', modules: ['state/', 'fake/'] },
+  { name: 'state and the demo world', modules: ['state/', 'demo/'] },
   { name: 'status kit', modules: ['status/'] },
   { name: 'sources', modules: ['sources/'] },
   { name: 'scheduler and exposition', modules: ['scheduler.ts', 'exposition/'] },

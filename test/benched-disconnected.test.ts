@@ -5,7 +5,7 @@
  * connected stake, and the watched ids by name.
  */
 import { describe, expect, it } from 'vitest';
-import { generatePeers, FIXTURE_IDS, fixtureValidatorFor } from '../src/fake/fake-data.js';
+import { generatePeers, FIXTURE_IDS, fixtureValidatorFor } from './fakes/fake-data.js';
 import { collectHealth } from '../src/sources/health/collect.js';
 import { collectPeers } from '../src/sources/peers/collect.js';
 import { chainNetworkingFrom, healthBodySchema, healthValueFrom, type HealthAnswer } from '../src/sources/health/index.js';

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig } from '../src/config/load.js';
-import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
-import type { FakeNode } from '../src/fake/fake-node.js';
+import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
+import type { FakeNode } from './fakes/fake-node.js';
 import { HttpTransport, type HttpResponse } from '../src/http/transport.js';
 import { NodePoller } from '../src/scheduler.js';
 import { healthSaysAllBootstrapped } from '../src/sources/bootstrapped/index.js';

@@ -4,11 +4,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeNode } from './fakes/fake-node.js';
 import { eventually, seriesOf, valueOf } from './helpers/daemon.js';
 
 // The CLI as operators run it, through tsx so the test needs no build step.
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 
 const CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'] as const;
 const pkgVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;

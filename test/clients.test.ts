@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeNode } from './fakes/fake-node.js';
 import { failure } from './helpers/upstream.js';
 import { JsonRpcClient, RpcError, parseRetryAfter, type Deadline } from '../src/http/json-rpc.js';
 import { HttpTransport } from '../src/http/transport.js';

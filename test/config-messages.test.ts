@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../src/config/load.js';
 import { describeConfig } from '../src/config/describe.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { problemsOf } from './helpers/config.js';
 
 /**

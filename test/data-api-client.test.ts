@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defaultFakeDataApiState, FakeDataApi, fixtureActiveValidation } from '../src/fake/fake-data-api.js';
-import { FIXTURE_IDS, FIXTURE_NOW } from '../src/fake/fake-data.js';
+import { defaultFakeDataApiState, FakeDataApi, fixtureActiveValidation } from './fakes/fake-data-api.js';
+import { FIXTURE_IDS, FIXTURE_NOW } from './fakes/fake-data.js';
 import { DataApiClient, DataApiHttpError, type DataApiClientOptions } from '../src/data-api/client.js';
 import { TokenBucket } from '../src/data-api/token-bucket.js';
 import { dataApiBlocksSource, dataApiNodeBlocksSource, dataApiValidatorsSource, validationItem, type DataApiContext } from '../src/data-api/sources.js';

@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { FakeDataApi, type FakeDataApiOptions } from '../src/fake/fake-data-api.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { FakeDataApi, type FakeDataApiOptions } from './fakes/fake-data-api.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 import type { Daemon } from '../src/daemon.js';
 import { NODE_SOURCES } from '../src/sources/index.js';
 

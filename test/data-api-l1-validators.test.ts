@@ -6,11 +6,11 @@ import { l1ValidatorItem, toL1Validation } from '../src/data-api/l1-validators/i
 import { collectDataApiL1Validators, collectWatchedL1Config } from '../src/data-api/l1-validators/collect.js';
 import { blockItem } from '../src/data-api/sources.js';
 import { collectDataApiBlocks } from '../src/data-api/collect.js';
-import { FAKE_OTHER_L1_SUBNET_ID, FAKE_OTHER_L1_VALIDATION_ID, FakeDataApi, makeFakeBlock, makeFakeL1Validator } from '../src/fake/fake-data-api.js';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
-import { demoDataApiState } from '../src/fake/demo-data-api.js';
-import { startDemoNode } from '../src/fake/demo-node.js';
+import { FAKE_OTHER_L1_SUBNET_ID, FAKE_OTHER_L1_VALIDATION_ID, FakeDataApi, makeFakeBlock, makeFakeL1Validator } from './fakes/fake-data-api.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
+import { demoDataApiState } from '../src/demo/data-api.js';
+import { startDemoNode } from '../src/demo/node.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf } from './helpers/daemon.js';
 

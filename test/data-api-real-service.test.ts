@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { FAKE_DENIED_NODE_ID, FakeDataApi, type FakeDataApiOptions } from '../src/fake/fake-data-api.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { FAKE_DENIED_NODE_ID, FakeDataApi, type FakeDataApiOptions } from './fakes/fake-data-api.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { DataApiClient } from '../src/data-api/client.js';
 import { dataApiBlocksSource, dataApiValidatorsSource, type DataApiContext } from '../src/data-api/sources.js';
 import { HttpTransport } from '../src/http/transport.js';

@@ -2,7 +2,7 @@
  * The detection matrix (issue 15, point 8): the shipped alert rules, in a real
  * Prometheus, against real deployments. Each row of test/helpers/detection-rows.ts
  * is a deployment: fake AvalancheGo nodes in a real-behaviour mode
- * (src/fake/real-modes.ts), the exporter polling them, and one Prometheus
+ * (test/fakes/real-modes.ts), the exporter polling them, and one Prometheus
  * scraping every row's exporter with the row's name as the `cluster` label
  * (so the rows also show that the rules keep environments apart). Each row
  * asserts which alerts are raised (pending or firing) and which never are
@@ -22,9 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNode, type FakeNodeState } from '../src/fake/fake-node.js';
-import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
-import { FakeDataApi, fixtureActiveValidation, fixtureDeniedValidation } from '../src/fake/fake-data-api.js';
+import { FakeNode, type FakeNodeState } from './fakes/fake-node.js';
+import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
+import { FakeDataApi, fixtureActiveValidation, fixtureDeniedValidation } from './fakes/fake-data-api.js';
 import {
   autoRenewing,
   failedChainStart,
@@ -40,8 +40,8 @@ import {
   stalledChain,
   subnetValidatorsOffline,
   untrackedSubnet,
-} from '../src/fake/real-modes.js';
-import { diskSpaceMode, networkActivityMode, processingMode } from '../src/fake/vitals-modes.js';
+} from './fakes/real-modes.js';
+import { diskSpaceMode, networkActivityMode, processingMode } from './fakes/vitals-modes.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus, waitFor as waitUntil } from './helpers/prometheus.js';
 import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from './helpers/alertmanager.js';

@@ -7,8 +7,8 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRICS, type MetricName, type Sample } from '../src/metrics/metric-defs.js';
 import { ExpositionRenderer, MAX_LABEL_LENGTH, sanitizeLabelValue } from '../src/exposition/render.js';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { generatePeers, generateValidators } from '../src/fake/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { generatePeers, generateValidators } from './fakes/fake-data.js';
 import { parseExposition, scrapeGzipRaw, startTestDaemon, waitUntilAllUp, valueOf, scrape } from './helpers/daemon.js';
 import { testHandle } from '../src/daemon.js';
 

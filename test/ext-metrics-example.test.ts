@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeNode } from './fakes/fake-node.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, waitFor, type Prometheus } from './helpers/prometheus.js';
 import { ALERTS_DIR, ROOT } from './helpers/promql-contract.js';

@@ -5,7 +5,7 @@
  * page, with nothing else touched.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeNode } from './fakes/fake-node.js';
 import { CONFIGURED_NODE_SOURCES, NODE_SOURCES } from '../src/sources/index.js';
 import type { SourceDef } from '../src/sources/source.js';
 import { nodeIpSource } from './extension-source/index.js';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkPAddress, decodeCb58, idProblem, isValidBech32, nodeIdProblem } from '../src/config/ids.js';
 import { buildConfig, loadConfig } from '../src/config/load.js';
-import { defaultFakeState, FIXTURE_IDS, MAINNET_CHAIN_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
-import { defaultFakeDataApiState } from '../src/fake/fake-data-api.js';
+import { defaultFakeState, FIXTURE_IDS, MAINNET_CHAIN_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
+import { defaultFakeDataApiState } from './fakes/fake-data-api.js';
 import { problemsOf } from './helpers/config.js';
 import { FIXTURE_DIR } from './helpers/fixtures.js';
 

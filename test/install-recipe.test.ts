@@ -21,7 +21,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeNode } from './fakes/fake-node.js';
 import { ROOT } from './helpers/promql-contract.js';
 import { manifest } from './helpers/shipped.js';
 

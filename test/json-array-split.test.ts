@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { splitJsonArray } from '../src/http/json-array-split.js';
 import { JsonRpcClient } from '../src/http/json-rpc.js';
 import { HttpTransport } from '../src/http/transport.js';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { createPrng, generateValidators } from '../src/fake/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { createPrng, generateValidators } from './fakes/fake-data.js';
 
 const pause = () => Promise.resolve();
 

@@ -30,7 +30,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IIoK8sApiCoreV1PodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IProbe } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/Probe';
 import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeNode } from './fakes/fake-node.js';
 import { eventually } from './helpers/daemon.js';
 import { ROOT } from './helpers/promql-contract.js';
 import { K8S_DIR, DASHBOARD_LABEL, renderGeneratedK8sFiles } from './tools/k8s-manifests.js';

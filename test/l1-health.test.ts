@@ -5,8 +5,8 @@
  * results by tag, monotonic readiness, failed chain creation).
  */
 import { describe, expect, it } from 'vitest';
-import { defaultFakeState, FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
-import type { FakeNode } from '../src/fake/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
+import type { FakeNode } from './fakes/fake-node.js';
 import {
   addL1Chain,
   bootstrappingChain,
@@ -15,7 +15,7 @@ import {
   stalledChain,
   subnetValidatorsOffline,
   untrackedSubnet,
-} from '../src/fake/real-modes.js';
+} from './fakes/real-modes.js';
 import { primaryHealthFrom } from '../src/sources/health/index.js';
 import { l1ChainHealthFrom } from '../src/sources/l1-health/index.js';
 import { collectL1Health } from '../src/sources/l1-health/collect.js';

@@ -77,10 +77,10 @@ function tsFiles(dir: string): string[] {
 // `import ... from`, `import type`, `export ... from`, side-effect imports and `import('...')` (calls and type positions).
 const SPECIFIER = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** The modules of src/ each module of src/ imports (resolved files; `.js` specifiers name `.ts` files). */
-function importGraph(): Map<string, string[]> {
+/** The modules of `dirs` (default src/) each module of them imports (resolved files; `.js` specifiers name `.ts` files). */
+function importGraph(dirs: string[] = [src]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of tsFiles(src)) {
+  for (const file of dirs.flatMap(tsFiles)) {
     const targets: string[] = [];
     for (const m of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
       const spec = m[1] ?? m[2] ?? '';
@@ -88,7 +88,7 @@ function importGraph(): Map<string, string[]> {
       const base = resolve(dirname(file), spec);
       const target = [base.replace(/\.js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')].find((p) => existsSync(p) && p.endsWith('.ts'));
       if (target === undefined) throw new Error(`${relative(root, file)}: cannot resolve ${spec}`);
-      if (target.startsWith(src)) targets.push(target);
+      if (dirs.some((d) => target.startsWith(d))) targets.push(target);
     }
     graph.set(file, targets);
   }
@@ -155,5 +155,19 @@ describe('import circles', () => {
     expect(graph.get(join(src, 'metrics', 'metric-defs.ts'))).toEqual([]);
     const cycle = findCycle(graph);
     expect(cycle?.map((f) => relative(src, f)).join(' -> '), 'an import circle in src/').toBeUndefined();
+  });
+
+  it('none in the test fakes and the demo world they extend: no module of the state imports a server', () => {
+    const graph = importGraph([join(root, 'test', 'fakes'), join(src, 'demo')]);
+    expect(graph.get(join(root, 'test', 'fakes', 'fake-node.ts'))).toContain(join(src, 'demo', 'node-server.ts'));
+    // The state model imports nothing; the fixture world, the IDs and the generators import no server.
+    expect(graph.get(join(src, 'demo', 'node-state.ts'))).toEqual([]);
+    for (const data of ['fixture-world.ts', 'ids.ts', 'generate.ts', 'data-api-state.ts'])
+      expect(
+        graph.get(join(src, 'demo', data))?.filter((f) => /server|fake-/.test(f)),
+        data,
+      ).toEqual([]);
+    const cycle = findCycle(graph);
+    expect(cycle?.map((f) => relative(root, f)).join(' -> '), 'an import circle in test/fakes/ or src/demo/').toBeUndefined();
   });
 });

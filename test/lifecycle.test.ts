@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig } from '../src/config/load.js';
 import { startDaemon, type Daemon, testHandle } from '../src/daemon.js';
 import { createLogger } from '../src/log.js';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { LogCapture, eventually, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const cleanup: (() => Promise<void>)[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Fault } from '../src/fake/fake-node.js';
+import type { Fault } from './fakes/fake-node.js';
 import { eventually, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 import { testHandle } from '../src/daemon.js';
 

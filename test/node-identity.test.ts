@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { collectNodeIdentity } from '../src/sources/node-identity/collect.js';
 import { identityChanges, nodeIpResult, vmVersionsResult, vmVersionsOf } from '../src/sources/node-identity/index.js';
-import { ipChangedMode, pluginVmMode } from '../src/fake/real-modes.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { ipChangedMode, pluginVmMode } from './fakes/real-modes.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { callsInOneRound, eventually, perTestResources, scrape, seriesOf, waitUntilAllUp } from './helpers/daemon.js';
 import { fixtureResult } from './helpers/fixtures.js';
-import { startDemoNode } from '../src/fake/demo-node.js';
+import { startDemoNode } from '../src/demo/node.js';
 
 // Issue 19 point 4: the public IP a node advertises and the versions of its VMs (plugins such as Subnet-EVM).
 const { fakeNode, daemonFor } = perTestResources();

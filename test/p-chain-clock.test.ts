@@ -1,14 +1,14 @@
 /**
- * What the fake node computes as AvalancheGo does (src/fake/p-chain-clock.ts): info.uptime from
+ * What the fake node computes as AvalancheGo does (src/demo/p-chain-clock.ts): info.uptime from
  * its peers and the validator set (network/network.go NodeUptime), and the end of each staker as
  * the P-Chain's time passes it, the ACP-236 abort path included
  * (vms/platformvm/txs/executor/proposal_tx_executor.go RewardAutoRenewedValidatorTx).
  */
 import { describe, expect, it } from 'vitest';
-import { FakeNode, type FakeNodeState } from '../src/fake/fake-node.js';
-import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../src/fake/fake-data.js';
-import { advancePChain, networkCommits, nodeUptime } from '../src/fake/p-chain-clock.js';
-import { autoRenewing, poaSubnet, removedL1Validation } from '../src/fake/real-modes.js';
+import { FakeNode, type FakeNodeState } from './fakes/fake-node.js';
+import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
+import { advancePChain, networkCommits, nodeUptime } from '../src/demo/p-chain-clock.js';
+import { autoRenewing, poaSubnet, removedL1Validation } from './fakes/real-modes.js';
 import { DAY, liveWorld, PEER_STAKE, SELF, unreachableStake, upgradeTime, validatorOf } from './helpers/matrix-worlds.js';
 
 const NOW = 1_800_000_000;

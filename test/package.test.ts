@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/promql-contract.js';
-import { manifest, filesUnder, unshippableImports } from './helpers/shipped.js';
+import { manifest, filesUnder, identifiersOf, shippedIdentifiers, testFakeNames, unshippableImports } from './helpers/shipped.js';
 
 const pkg = manifest as typeof manifest & { name: string; version: string; bin: Record<string, string> };
 
@@ -70,6 +70,37 @@ describe('npm package', () => {
     // Every shipped module exists in src/ (the build is of src/ only, not leftovers of an older tree).
     for (const f of files.filter((x) => x.startsWith('dist/')))
       expect(existsSync(join(ROOT, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))), f).toBe(true);
+  });
+
+  it('carries the demo (dist/demo/) and none of the test fakes: no file of test/, no fake-*, none of their names in its code', async () => {
+    const files = packed.files.map((f) => f.path);
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/daemon/demo-start.js', 'dist/demo/fleet.js', 'dist/demo/node-server.js', 'dist/demo/data-api-server.js']),
+    );
+    expect(files.filter((f) => /(^|\/)(test|fakes?)\//.test(f) || /(^|\/)fake-[^/]*$/.test(f))).toEqual([]);
+    // The call log, the fault injection and the test-only modes, by the names test/fakes/ gives them.
+    const names = await testFakeNames();
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'FakeNode',
+        'FakeDataApi',
+        'setFault',
+        'clearCalls',
+        'callsTo',
+        'findFault',
+        'deliverSlowly',
+        'peekRpc',
+        'withRealServiceQuirks',
+      ]),
+    );
+    expect(names).toEqual(expect.arrayContaining(['failedChainStart', 'restartedAfterOutage', 'processingMode', 'networkActivityMode', 'fixtureValidatorFor']));
+    // The check sees them where they are (the fake's own source)...
+    const fakeNode = identifiersOf(readFileSync(join(ROOT, 'test', 'fakes', 'fake-node.ts'), 'utf8'), 'fake-node.ts');
+    expect(names.filter((n) => fakeNode.has(n))).toEqual(expect.arrayContaining(['FakeNode', 'setFault', 'clearCalls', 'findFault', 'peekRpc']));
+    // ...and in no module the package ships.
+    const shipped = [...shippedIdentifiers(join(installed, 'dist'))];
+    expect(shipped.length).toBeGreaterThan(100);
+    expect(shipped.flatMap(([file, ids]) => names.filter((n) => ids.has(n)).map((n) => `${file}: ${n}`))).toEqual([]);
   });
 
   it('carries the Apache-2.0 licence its package.json names, and the changelog', () => {

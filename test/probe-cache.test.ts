@@ -9,8 +9,8 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig } from '../src/config/load.js';
 import { startDaemon, testHandle } from '../src/daemon.js';
-import { generateValidators } from '../src/fake/fake-data.js';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { generateValidators } from './fakes/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
 import { createLogger } from '../src/log.js';
 import { LogCapture } from './helpers/daemon.js';
 

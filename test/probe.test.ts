@@ -19,7 +19,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig, loadConfig, redactConfig } from '../src/config/load.js';
 import type { Daemon } from '../src/daemon.js';
-import { FakeNode } from '../src/fake/fake-node.js';
+import { FakeNode } from './fakes/fake-node.js';
 import bcrypt from 'bcryptjs';
 import type { Exposition } from '../src/exposition/render.js';
 import { HttpTransport } from '../src/http/transport.js';

@@ -7,11 +7,11 @@
  * is tested with promtool in alerts/tests/proposer-drought.test.yml.
  */
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_IDS, fixtureValidatorFor } from '../src/fake/fake-data.js';
+import { FIXTURE_IDS, fixtureValidatorFor } from './fakes/fake-data.js';
 import { stakeSharesOf } from '../src/sources/peers/index.js';
 import { collectPeers } from '../src/sources/peers/collect.js';
-import { FAKE_DENIED_NODE_ID, FakeDataApi } from '../src/fake/fake-data-api.js';
-import { FIXTURE_NOW } from '../src/fake/fake-data.js';
+import { FAKE_DENIED_NODE_ID, FakeDataApi } from './fakes/fake-data-api.js';
+import { FIXTURE_NOW } from './fakes/fake-data.js';
 import { perTestResources, scrape, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const AVAX = 1_000_000_000n;

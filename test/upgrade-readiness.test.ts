@@ -7,8 +7,8 @@
  * alerts/tests/readiness.test.yml.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { FIXTURE_IDS, defaultFakeState, fixtureValidatorFor } from '../src/fake/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { FIXTURE_IDS, defaultFakeState, fixtureValidatorFor } from './fakes/fake-data.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { JsonRpcClient } from '../src/http/json-rpc.js';
 import { collectPeers } from '../src/sources/peers/collect.js';

@@ -16,9 +16,9 @@ import { baseUnitsToWhole, collectAddressBalances } from '../src/sources/address
 import { networkLabel } from '../src/sources/address-balances/index.js';
 import { AVAX_ASSET_IDS, networkLabelOf, spendableNavax } from '../src/data-api/balances.js';
 import { UpstreamError } from '../src/http/errors.js';
-import { FakeNode } from '../src/fake/fake-node.js';
-import { FakeDataApi, fakeAvaxAmount, type FakeDataApiOptions } from '../src/fake/fake-data-api.js';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { FakeDataApi, fakeAvaxAmount, type FakeDataApiOptions } from './fakes/fake-data-api.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 import type { Daemon } from '../src/daemon.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, type TestDaemon } from './helpers/daemon.js';
 import { problemsOf } from './helpers/config.js';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FIXTURE_IDS } from '../src/fake/fake-data.js';
+import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
 import { lookupFailureOf } from '../src/sources/validators/validation-lookup.js';
 import { RpcError } from '../src/http/json-rpc.js';

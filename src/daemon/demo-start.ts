@@ -1,7 +1,7 @@
 import type { Config, NodeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
-import { startDemo } from '../fake/demo.js';
-import { startDemoDataApi } from '../fake/demo-data-api.js';
+import { startDemo } from '../demo/fleet.js';
+import { startDemoDataApi } from '../demo/data-api.js';
 
 /** What `--demo` runs beside the daemon: fake nodes to poll and, when the Data API is on without a URL, a fake Data API. */
 export interface DemoUpstreams {

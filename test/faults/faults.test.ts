@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNode, type Fault } from '../../src/fake/fake-node.js';
-import { generatePeers } from '../../src/fake/fake-data.js';
+import { FakeNode, type Fault } from '../fakes/fake-node.js';
+import { generatePeers } from '../fakes/fake-data.js';
 import type { FailureReason } from '../../src/http/errors.js';
 import type { Daemon } from '../../src/daemon.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type LogCapture } from '../helpers/daemon.js';

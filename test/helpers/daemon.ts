@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
-import { FakeNode, type FakeNodeState } from '../../src/fake/fake-node.js';
+import { FakeNode, type FakeNodeState } from '../fakes/fake-node.js';
 import { gunzipSync } from 'node:zlib';
 import { buildConfig } from '../../src/config/load.js';
 import { startDaemon, type Daemon, type DaemonOptions, testHandle } from '../../src/daemon.js';

@@ -3,13 +3,13 @@
  * the fixture world re-based on today (the fixtures were captured months ago:
  * their validations would have ended), with chains that move, and the
  * deployments of the matrix built from it with the real-behaviour modes of
- * src/fake/real-modes.ts.
+ * test/fakes/real-modes.ts.
  */
-import type { FakeNodeState, FakeValidator } from '../../src/fake/fake-node.js';
-import { rfc3339Nano, setChainNetworkingIn } from '../../src/fake/fake-node.js';
-import { stakeOf } from '../../src/fake/p-chain-clock.js';
-import { createPrng, defaultFakeState, FIXTURE_IDS, fixtureValidatorFor, idFrom, randomNodeId } from '../../src/fake/fake-data.js';
-import { pluginVmMode } from '../../src/fake/real-modes.js';
+import type { FakeNodeState, FakeValidator } from '../fakes/fake-node.js';
+import { rfc3339Nano, setChainNetworkingIn } from '../fakes/fake-node.js';
+import { stakeOf } from '../../src/demo/p-chain-clock.js';
+import { createPrng, defaultFakeState, FIXTURE_IDS, fixtureValidatorFor, idFrom, randomNodeId } from '../fakes/fake-data.js';
+import { pluginVmMode } from '../fakes/real-modes.js';
 
 /** The Subnet-EVM release the fixture L1's nodes run in the matrix. */
 export const SUBNET_EVM_VERSION = 'v0.7.3';

@@ -5,6 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { ROOT } from './promql-contract.js';
 
 interface Manifest {
@@ -55,4 +57,51 @@ export function unshippableImports(dir: string): string[] {
     }
   }
   return bad;
+}
+
+/** Every identifier the code of a JavaScript or TypeScript text names (its comments and strings aside). */
+export function identifiersOf(text: string, fileName: string): Set<string> {
+  const out = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) out.add(node.text.replace(/^#/, ''));
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false));
+  return out;
+}
+
+/** The identifiers of each compiled JavaScript file under `dir`, by its path relative to `dir`. */
+export function shippedIdentifiers(dir: string): Map<string, Set<string>> {
+  return new Map(
+    filesUnder(dir)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => [f, identifiersOf(readFileSync(join(dir, f), 'utf8'), f)] as const),
+  );
+}
+
+/** The runtime exports of every module of `dir` (tests aside). */
+async function modulesOf(dir: string): Promise<Record<string, unknown>[]> {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+  return Promise.all(files.map((f) => import(pathToFileURL(join(dir, f)).href) as Promise<Record<string, unknown>>));
+}
+
+/**
+ * The names only the tests' fakes (test/fakes/) define: their exports that are not the demo's
+ * (a re-export of src/demo/ is the same value), and the methods the fake servers add to the
+ * demo's (the call log, fault injection, test-only switches).
+ */
+export async function testFakeNames(): Promise<string[]> {
+  const demo = new Set((await modulesOf(join(ROOT, 'src', 'demo'))).flatMap((m) => Object.values(m)));
+  const names = new Set<string>();
+  for (const m of await modulesOf(join(ROOT, 'test', 'fakes'))) {
+    for (const [name, value] of Object.entries(m)) {
+      if (demo.has(value)) continue;
+      names.add(name);
+      if (typeof value !== 'function' || typeof value.prototype !== 'object' || value.prototype === null) continue;
+      const proto = value.prototype as object;
+      const base = Object.getPrototypeOf(proto) as object;
+      for (const method of Object.getOwnPropertyNames(proto)) if (method !== 'constructor' && !(method in base)) names.add(method);
+    }
+  }
+  return [...names].sort();
 }

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeNode } from '../../src/fake/fake-node.js';
+import { FakeNode } from '../fakes/fake-node.js';
 import { UpstreamError } from '../../src/http/errors.js';
 import { JsonRpcClient } from '../../src/http/json-rpc.js';
 import { MAX_JSON_DEPTH } from '../../src/http/json-array-split.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { startDaemon } from '../../src/daemon.js';
-import { FakeNode } from '../../src/fake/fake-node.js';
+import { FakeNode } from '../fakes/fake-node.js';
 import { createLogger } from '../../src/log.js';
 import { loadWebConfig, WebConfigError } from '../../src/server/web-config.js';
 import { LogCapture, scrape, valueOf, waitUntilAllUp } from '../helpers/daemon.js';

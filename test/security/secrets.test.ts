@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeNode } from '../../src/fake/fake-node.js';
-import { FakeDataApi } from '../../src/fake/fake-data-api.js';
+import { FakeNode } from '../fakes/fake-node.js';
+import { FakeDataApi } from '../fakes/fake-data-api.js';
 import { eventually, valueOf } from '../helpers/daemon.js';
 
 const CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'] as const;

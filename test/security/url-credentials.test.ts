@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig, type Config } from '../../src/config/load.js';
 import { startDaemon, testHandle } from '../../src/daemon.js';
-import { FakeNode } from '../../src/fake/fake-node.js';
+import { FakeNode } from '../fakes/fake-node.js';
 import { createLogger } from '../../src/log.js';
 import { splitCredentials } from '../../src/scheduler.js';
 import { problemsOf } from '../helpers/config.js';

@@ -15,7 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerOptions } from '../../src/server/server.js';
 import { BasicAuth, loadWebConfig, WebConfigError } from '../../src/server/web-config.js';
 import { closeServers, selfSignedCert, startStaticServer } from '../helpers/tls.js';
-import { FakeNode } from '../../src/fake/fake-node.js';
+import { FakeNode } from '../fakes/fake-node.js';
 import { eventually, startTestDaemon, valueOf } from '../helpers/daemon.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

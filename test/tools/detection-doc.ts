@@ -168,7 +168,7 @@ export function renderDetectionDoc(rulesText = readFileSync(join(ROOT, RULES_PAT
     '',
     'The alert rules are judged against deployments, not only against series: `npm test` runs the detection matrix',
     '(test/detection-matrix.test.ts). Every row below is a deployment of its own: fake AvalancheGo nodes (real HTTP servers',
-    'on 127.0.0.1) in one of the real-behaviour modes of src/fake/real-modes.ts, an exporter polling them, and one real',
+    'on 127.0.0.1) in one of the real-behaviour modes of test/fakes/real-modes.ts, an exporter polling them, and one real',
     "Prometheus scraping every row's exporter, with the row's name as the `cluster` label of its target, so the rows also",
     'show that the rules keep environments apart. Each row asserts the alerts it must raise (pending or firing; "firing"',
     'where the row needs the page itself) and the alerts it must never raise, pending included: sampled every second',

@@ -2,8 +2,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { buildConfig } from '../../src/config/load.js';
 import { startDaemon, testHandle } from '../../src/daemon.js';
-import { FakeNode } from '../../src/fake/fake-node.js';
-import { generatePeers, generateValidators } from '../../src/fake/fake-data.js';
+import { FakeNode } from '../fakes/fake-node.js';
+import { generatePeers, generateValidators } from '../fakes/fake-data.js';
 import { createLogger } from '../../src/log.js';
 
 /** Figures taken at one point of a soak run. */

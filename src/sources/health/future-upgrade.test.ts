@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../../fake/fake-node.js';
+import { FakeNode } from '../../../test/fakes/fake-node.js';
 import { futureUpgradeFrom, healthSource, healthValueFrom, type HealthAnswer } from '../../sources/health/index.js';
 import { peersResult, peersValueFrom, peersSource } from '../../sources/peers/index.js';
 import { fixtureResult, loadFixture } from '../../../test/helpers/fixtures.js';

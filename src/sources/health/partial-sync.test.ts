@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../../fake/fake-node.js';
-import { defaultFakeState } from '../../fake/fake-data.js';
-import { partialSyncMode } from '../../fake/real-modes.js';
+import { FakeNode } from '../../../test/fakes/fake-node.js';
+import { defaultFakeState } from '../../../test/fakes/fake-data.js';
+import { partialSyncMode } from '../../../test/fakes/real-modes.js';
 import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../test/helpers/daemon.js';
 
 /** Runs one JSON-RPC call against the fake and returns the parsed body. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../../fake/fake-node.js';
-import { defaultFakeState, FIXTURE_IDS } from '../../fake/fake-data.js';
-import { diskSpaceMode, formatGoDuration, networkActivityMode, processingMode } from '../../fake/vitals-modes.js';
+import { FakeNode } from '../../../test/fakes/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS } from '../../../test/fakes/fake-data.js';
+import { diskSpaceMode, formatGoDuration, networkActivityMode, processingMode } from '../../../test/fakes/vitals-modes.js';
 import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../test/helpers/daemon.js';
 import { loadFixture } from '../../../test/helpers/fixtures.js';
 import { collectNodeVitals } from './collect.js';
@@ -29,7 +29,7 @@ describe('Go durations as AvalancheGo writes them in its health details', () => 
       expect(goDurationSeconds(bad), JSON.stringify(bad)).toBeUndefined();
   });
 
-  it('the fake writes them as Go does, and they read back (src/fake/vitals-modes.ts)', () => {
+  it('the fake writes them as Go does, and they read back (src/demo/modes.ts)', () => {
     expect(formatGoDuration(0)).toBe('0s');
     expect(formatGoDuration(850e-9)).toBe('850ns');
     expect(formatGoDuration(1.5e-6)).toBe('1.5µs');

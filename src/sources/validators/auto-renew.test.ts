@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../../fake/fake-node.js';
-import { defaultFakeState, FIXTURE_IDS } from '../../fake/fake-data.js';
-import { autoRenewing } from '../../fake/real-modes.js';
+import { FakeNode } from '../../../test/fakes/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS } from '../../../test/fakes/fake-data.js';
+import { autoRenewing } from '../../../test/fakes/real-modes.js';
 import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource } from '../../sources/validators/index.js';
 import { readValidatorEntry } from '../../sources/validators/validator-entry.js';
 import { fixtureResult } from '../../../test/helpers/fixtures.js';

@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FakeNode } from '../../fake/fake-node.js';
-import { FIXTURE_IDS, createPrng, type Prng } from '../../fake/fake-data.js';
+import { FakeNode } from '../../../test/fakes/fake-node.js';
+import { FIXTURE_IDS, createPrng, type Prng } from '../../../test/fakes/fake-data.js';
 import { JsonRpcClient, type ArraySpec, type Deadline } from '../../http/json-rpc.js';
 import { HttpTransport } from '../../http/transport.js';
 import { UpstreamError } from '../../http/errors.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../../fake/fake-node.js';
-import { defaultFakeState, FIXTURE_IDS } from '../../fake/fake-data.js';
-import { observedOutage, restartedAfterOutage } from '../../fake/real-modes.js';
+import { FakeNode } from '../../../test/fakes/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS } from '../../../test/fakes/fake-data.js';
+import { observedOutage, restartedAfterOutage } from '../../../test/fakes/real-modes.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../test/helpers/daemon.js';
 
 const PRIMARY = '11111111111111111111111111111111LpoYY';

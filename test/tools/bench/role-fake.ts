@@ -3,7 +3,7 @@
  * one world (each with its own node id), served by the project's FakeNode.
  */
 import http, { type Server } from 'node:http';
-import { FakeNode, type FakeCall } from '../../../src/fake/fake-node.js';
+import { FakeNode, type FakeCall } from '../../fakes/fake-node.js';
 import { MAINNET, mainnetWorld } from './world.js';
 import type { Role } from './child.js';
 

@@ -4,17 +4,8 @@
  * of the fixture node, kept consistent (disconnected validators are not peers
  * and are listed by the chain health checks).
  */
-import type { FakeL1Uptime, FakeL1Validator, FakeNodeState, FakeOwner } from '../../../src/fake/fake-node.js';
-import {
-  FIXTURE_IDS,
-  createPrng,
-  defaultFakeState,
-  generatePeers,
-  generateValidators,
-  randomId,
-  randomNodeId,
-  type Prng,
-} from '../../../src/fake/fake-data.js';
+import type { FakeL1Uptime, FakeL1Validator, FakeNodeState, FakeOwner } from '../../fakes/fake-node.js';
+import { FIXTURE_IDS, createPrng, defaultFakeState, generatePeers, generateValidators, randomId, randomNodeId, type Prng } from '../../fakes/fake-data.js';
 
 /** Sizes of the world. */
 export interface WorldOptions {

@@ -1,8 +1,8 @@
 import type { NodeConfig } from '../config/load.js';
 import { DEFAULT_MAX_VALIDATORS } from '../config/load.js';
-import { startDemoNode, type DemoNode } from './demo-node.js';
+import { startDemoNode, type DemoNode } from './node.js';
 
-/** The demo fleet: the nodes `--demo` polls and the fake node the demo Data API follows. */
+/** The demo fleet: the nodes `--demo` polls and the node the demo Data API follows. */
 export interface Demo {
   /** The full validator: the node the demo Data API reports on. */
   readonly primary: DemoNode;

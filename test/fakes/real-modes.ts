@@ -3,57 +3,17 @@
  * state into one way real AvalancheGo nodes behave that the fixture world
  * alone does not show. Each cites the AvalancheGo source it follows
  * (ava-labs/avalanchego, master at 1cf1fc3d, the commit the reference
- * fixtures were read at). Tests, the demo and the detection matrix build
- * their deployments from these, so the exporter is tested against what a
- * real node does, not only against its wire shapes.
+ * fixtures were read at). Tests and the detection matrix build their
+ * deployments from these, so the exporter is tested against what a real node
+ * does, not only against its wire shapes. The modes the demo uses too are in
+ * src/demo/modes.ts, re-exported here.
  */
-import type { FakeCheck, FakeL1Uptime, FakeNodeState } from './fake-node.js';
-import { createPrng, idFrom, PRIMARY_NETWORK_ID, randomNodeId } from './fake-data.js';
-import { rfc3339Nano } from './fake-node.js';
+import type { FakeCheck, FakeL1Uptime, FakeNodeState } from '../../src/demo/node-state.js';
+import { createPrng, idFrom, randomNodeId } from '../../src/demo/ids.js';
+import { rfc3339Nano } from '../../src/demo/wire.js';
 
-/**
- * `--partial-sync-primary-network`, the usual setup of an L1 validator: the
- * node runs the P-Chain only.
- * - vms/platformvm/vm.go initBlockchains: "skipping primary network chain
- *   creation": no X- or C-Chain, so no route under /ext/bc/X or /ext/bc/C
- *   (404), no X or C health check, and info.isBootstrapped says false for
- *   them (chains/manager.go IsBootstrapped: the chain does not exist), while
- *   the aliases X and C still resolve (node/node.go, from the genesis).
- * Unless `primaryValidator` is set, the node is not a primary-network
- * validator, as in the healthy setup.
- * - chains/manager.go registerBootstrappedHealthChecks: the application-wide
- *   check `validation` is registered in this mode only. It passes with "node
- *   is not a primary network validator" and fails with "partial sync should
- *   not be configured for a validator" when the node is one.
- */
-export function partialSyncMode(state: FakeNodeState, opts: { primaryValidator?: boolean } = {}): FakeNodeState {
-  state.partialSync = true;
-  if (!opts.primaryValidator) {
-    // The healthy setup: an L1 validator that does not validate the primary
-    // network (info.uptime then answers "node is not a validator").
-    state.primaryValidators = state.primaryValidators.filter((v) => v.nodeId !== state.nodeId);
-    state.uptime = null;
-  }
-  delete state.health['X'];
-  delete state.health['C'];
-  const primary = state.healthTags[PRIMARY_NETWORK_ID];
-  if (primary) state.healthTags[PRIMARY_NETWORK_ID] = primary.filter((n) => n !== 'X' && n !== 'C');
-  const isPrimaryValidator = state.primaryValidators.some((v) => v.nodeId === state.nodeId);
-  const check: FakeCheck = isPrimaryValidator
-    ? {
-        message: 'node is a primary network validator',
-        error: 'partial sync should not be configured for a validator',
-        timestamp: rfc3339Nano(),
-        duration: 2000,
-        contiguousFailures: 1,
-        timeOfFirstFailure: rfc3339Nano(),
-      }
-    : { message: 'node is not a primary network validator', timestamp: rfc3339Nano(), duration: 2000 };
-  state.health['validation'] = check;
-  // A node that runs no C-Chain has no C-Chain balances to answer for.
-  if (state.evmBalances) delete state.evmBalances['C'];
-  return state;
-}
+// The modes the demo uses live with it (src/demo/modes.ts); the tests find them here too.
+export { autoRenewing, partialSyncMode, pluginVmMode } from '../../src/demo/modes.js';
 
 /**
  * An L1 chain with a primary alias (`--chain-aliases-file`): chains/manager.go
@@ -96,25 +56,6 @@ export function inactiveL1Validator(state: FakeNodeState, validationId: string):
     for (const v of sub.validators) if ('validationId' in v && v.validationId === validationId) v.balance = 0n;
   }
   for (const list of Object.values(state.l1Uptimes)) for (const v of list) if (v.validationId === validationId) v.isActive = false;
-  return state;
-}
-
-/**
- * An auto-renewing (ACP-236 style, Helicon) primary-network validation:
- * vms/platformvm/service.go getCurrentValidators adds `validatorAuthority`,
- * `nextPeriod` (seconds of the next cycle; 0 means it stops at this cycle's
- * end) and `autoCompoundRewardShares` (millionths, reward.PercentDenominator)
- * for validators added by an AddAutoRenewedValidatorTx; `endTime` is the end
- * of the current cycle only.
- */
-export function autoRenewing(state: FakeNodeState, nodeId: string, nextPeriodSeconds: number, autoCompoundRewardShares: number): FakeNodeState {
-  const v = state.primaryValidators.find((x) => x.nodeId === nodeId);
-  if (!v) throw new Error(`no primary validator ${nodeId} in the fake state`);
-  v.autoRenew = {
-    validatorAuthority: { locktime: 0, threshold: 1, addresses: ['P-avax18jma8ppw3nhx5r4ap8clazz0dps7rv5ukulre5'] },
-    nextPeriod: nextPeriodSeconds,
-    autoCompoundRewardShares,
-  };
   return state;
 }
 
@@ -205,18 +146,6 @@ function networkViewAfterOutage(startTime: number, offlineSeconds: number, nowSe
 export function ipChangedMode(state: FakeNodeState, newIp: string): FakeNodeState {
   const port = /:(\d+)$/.exec(state.nodeIp)?.[1] ?? '9651';
   state.nodeIp = `${newIp.includes(':') ? `[${newIp}]` : newIp}:${port}`;
-  return state;
-}
-
-/**
- * A plugin VM (Subnet-EVM) installed on the node: vms/manager.go Versions
- * keys `vmVersions` by the VM's primary alias, which for a plugin without an
- * entry in `--vm-aliases-file` is its VM id, and the value is whatever the
- * plugin reports (Subnet-EVM: `v0.7.3`). api/info/service.go GetNodeVersion
- * returns that map.
- */
-export function pluginVmMode(state: FakeNodeState, vm: string, version: string): FakeNodeState {
-  state.vmVersions = { ...state.vmVersions, [vm]: version };
   return state;
 }
 

@@ -27,9 +27,10 @@ export async function bindServer(host: string, port: number): Promise<BoundServe
 }
 
 /**
- * What the fakes (node, Data API) share: a real HTTP server on a real port
- * that can be stopped (connections refused, even hung requests cut) and
- * restarted on the same port, and timers that stop with it.
+ * What the simulated servers (node, Data API, and the tests' fakes built on
+ * them) share: a real HTTP server on a real port that can be stopped
+ * (connections refused, even hung requests cut) and restarted on the same
+ * port, and timers that stop with it.
  */
 export abstract class FakeHttpServer {
   /** Base URL, e.g. `http://127.0.0.1:43123`. */

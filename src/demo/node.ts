@@ -8,12 +8,14 @@
  *
  * @packageDocumentation
  */
-import { FakeNode, rfc3339Nano } from './fake-node.js';
-import type { FakeNodeState, FakePeer, FakeValidator } from './fake-node.js';
 import { createHash } from 'node:crypto';
-import { cb58Encode, createPrng, defaultFakeState, FIXTURE_IDS, generatePeers, generateValidators, idFrom, randomId, type Prng } from './fake-data.js';
-import { autoRenewing, partialSyncMode, pluginVmMode } from './real-modes.js';
-import { diskSpaceMode, formatGoDuration } from './vitals-modes.js';
+import { defaultFakeState, FIXTURE_IDS } from './fixture-world.js';
+import { generatePeers, generateValidators } from './generate.js';
+import { cb58Encode, createPrng, idFrom, randomId, type Prng } from './ids.js';
+import { autoRenewing, diskSpaceMode, formatGoDuration, partialSyncMode, pluginVmMode } from './modes.js';
+import { NodeServer } from './node-server.js';
+import type { FakeNodeState, FakePeer, FakeValidator } from './node-state.js';
+import { rfc3339Nano } from './wire.js';
 
 /** Options of {@link startDemoNode}. */
 export interface DemoNodeOptions {
@@ -40,8 +42,8 @@ export interface DemoNodeOptions {
 
 /** A running demo node. */
 export interface DemoNode {
-  /** The underlying fake node (its `state` is what the simulation mutates). */
-  readonly node: FakeNode;
+  /** The underlying node server (its `state` is what the simulation mutates). */
+  readonly node: NodeServer;
   /** Base URL, e.g. `http://127.0.0.1:43123`. */
   readonly url: string;
   /** Ticks applied so far (timer or {@link DemoNode.tick}). */
@@ -191,7 +193,7 @@ class DemoSimulation {
   private readonly fixedPeers: Set<string>;
 
   constructor(
-    private readonly node: FakeNode,
+    private readonly node: NodeServer,
     seed: number,
     private readonly dt: number,
     private readonly targetPeers: number,
@@ -410,7 +412,7 @@ class DemoSimulation {
 }
 
 /**
- * Starts a demo node: a {@link FakeNode} seeded with {@link createDemoState} and advanced every
+ * Starts a demo node: a {@link NodeServer} seeded with {@link createDemoState} and advanced every
  * `tickMs` by an unref'd timer (it never keeps the process alive).
  */
 export async function startDemoNode(opts: DemoNodeOptions = {}): Promise<DemoNode> {
@@ -419,13 +421,7 @@ export async function startDemoNode(opts: DemoNodeOptions = {}): Promise<DemoNod
   const nowSec = Math.floor(Date.now() / 1000);
   const state = createDemoState(seed, nowSec, opts.validators ?? 48, opts.peers ?? 64);
   if (opts.partialSync) makePartialSyncL1Validator(state, nowSec);
-  const node = await FakeNode.start({
-    ...(opts.host !== undefined ? { host: opts.host } : {}),
-    port: opts.port ?? 0,
-    state,
-    // The demo runs for days; keep call recording small.
-    maxCalls: 1000,
-  });
+  const node = await NodeServer.start({ ...(opts.host !== undefined ? { host: opts.host } : {}), port: opts.port ?? 0, state });
   const pinned = new Set([state.nodeId, ...state.primaryValidators.filter((v) => !v.connected).map((v) => v.nodeId)]);
   const sim = new DemoSimulation(node, seed, opts.simSecondsPerTick ?? tickMs / 1000, opts.peers ?? 64, pinned);
   const timer = setInterval(() => sim.tick(), tickMs);

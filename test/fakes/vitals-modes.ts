@@ -5,92 +5,15 @@
  * figures the way AvalancheGo computes them (ava-labs/avalanchego, master at
  * 1cf1fc3d, the commit the reference fixtures were read at). Each function
  * sets the figures as of now; a caller that wants them to move (the
- * detection matrix, the demo) calls it again as time passes.
+ * detection matrix) calls it again as time passes. The disk mode the demo
+ * uses is in src/demo/modes.ts, re-exported here.
  */
-import type { FakeNodeState } from './fake-node.js';
-import { failCheckIn, passCheckIn, rfc3339Nano } from './fake-node.js';
+import type { FakeNodeState } from '../../src/demo/node-state.js';
+import { formatGoDuration, setCheck } from '../../src/demo/modes.js';
+import { rfc3339Nano } from '../../src/demo/wire.js';
 
-/** Whole digits of `n / div` and its fraction without trailing zeros, as Go's Duration.String prints them. */
-function fracString(n: number, div: number): string {
-  const whole = Math.floor(n / div);
-  const frac = String(n % div)
-    .padStart(String(div).length - 1, '0')
-    .replace(/0+$/, '');
-  return frac === '' ? String(whole) : `${whole}.${frac}`;
-}
-
-/**
- * Seconds as Go's `time.Duration.String()` prints them (`0s`, `850ns`,
- * `812.5µs`, `12.04ms`, `1.5s`, `5m0s`, `2h0m3s`): the form every duration in
- * AvalancheGo's health details takes (network/network.go,
- * snow/networking/router/chain_router.go, snow/consensus/snowman/topological.go).
- * Rounded to the nanosecond. Pure.
- */
-export function formatGoDuration(seconds: number): string {
-  let ns = Math.round(Math.abs(seconds) * 1e9);
-  const sign = seconds < 0 && ns > 0 ? '-' : '';
-  if (ns === 0) return '0s';
-  if (ns < 1e3) return `${sign}${ns}ns`;
-  if (ns < 1e6) return `${sign}${fracString(ns, 1e3)}µs`;
-  if (ns < 1e9) return `${sign}${fracString(ns, 1e6)}ms`;
-  const h = Math.floor(ns / 3.6e12);
-  ns -= h * 3.6e12;
-  const m = Math.floor(ns / 6e10);
-  ns -= m * 6e10;
-  return `${sign}${h > 0 ? `${h}h` : ''}${h > 0 || m > 0 ? `${m}m` : ''}${fracString(ns, 1e9)}s`;
-}
-
-/** Fails `name` with `error` or passes it; a check already failing keeps its first failure time and count. */
-function setCheck(state: FakeNodeState, name: string, error: string | undefined): void {
-  const check = state.health[name];
-  if (error === undefined) {
-    passCheckIn(state, name);
-  } else if (check?.error === undefined) {
-    failCheckIn(state, name, error);
-  } else {
-    check.error = error;
-    check.timestamp = rfc3339Nano();
-  }
-}
-
-/** A node's database volume and its AvalancheGo flags. */
-export interface DiskSpace {
-  totalBytes: number;
-  availableBytes: number;
-  /** --system-tracker-disk-required-available-space-percentage (config/flags.go, default 3). */
-  requiredPercent?: number;
-  /** --system-tracker-disk-warning-available-space-percentage (config/flags.go, default 10). */
-  warningPercent?: number;
-}
-
-/**
- * The `diskspace` check as node/node.go computes it: the message has
- * `availableDiskBytes` and `availableDiskPercentage`, the whole percent
- * Bavail × 100 / Blocks rounded down (utils/storage/storage_unix.go); the
- * check fails under the warning percentage ("is below warning threshold")
- * and under the required one ("is below minimum required"), where the real
- * node also shuts itself down (`go n.Shutdown(1)`): a test that goes there
- * stops the fake node itself.
- */
-export function diskSpaceMode(state: FakeNodeState, disk: DiskSpace): FakeNodeState {
-  const required = disk.requiredPercent ?? 3;
-  const warning = disk.warningPercent ?? 10;
-  const available = Math.max(0, Math.round(disk.availableBytes));
-  const pct = Math.floor((available * 100) / disk.totalBytes);
-  const check = state.health['diskspace'] ?? { timestamp: rfc3339Nano(), duration: 3042 };
-  check.message = { availableDiskBytes: available, availableDiskPercentage: pct };
-  state.health['diskspace'] = check;
-  setCheck(
-    state,
-    'diskspace',
-    pct < required
-      ? `remaining available disk space percentage (${pct}%) is below minimum required available space percentage (${required}%)`
-      : pct < warning
-        ? `remaining available disk space percentage (${pct}%) is below warning threshold available space percentage (${warning}%)`
-        : undefined,
-  );
-  return state;
-}
+// The modes the demo uses live with it (src/demo/modes.ts); the tests find them here too.
+export { diskSpaceMode, formatGoDuration } from '../../src/demo/modes.js';
 
 /** What a chain's consensus is deciding. */
 export interface Processing {

@@ -1,5 +1,5 @@
 /**
- * The Data API side of `--demo`: a {@link FakeDataApi} that follows a demo
+ * The Data API side of `--demo`: a {@link DataApiServer} that follows a demo
  * node, so the demo shows the Data API series too. Its view of the node's own
  * validator is built from the node's state, the chain heads follow the node's
  * heights, and now and then the node proposes the newest P- or C-Chain block
@@ -7,13 +7,9 @@
  *
  * @packageDocumentation
  */
-import type { DemoNode } from './demo-node.js';
-import type { FakeNodeState, FakeValidator } from './fake-node.js';
-import { createPrng, PRIMARY_NETWORK_ID } from './fake-data.js';
 import {
   FAKE_OTHER_L1_SUBNET_ID,
   FAKE_OTHER_L1_VALIDATION_ID,
-  FakeDataApi,
   fixtureCompletedValidation,
   makeFakeBlock,
   makeFakeL1Validator,
@@ -21,11 +17,16 @@ import {
   type FakeDataApiL1Validator,
   type FakeDataApiState,
   type FakeDataApiValidation,
-} from './fake-data-api.js';
+} from './data-api-state.js';
+import { DataApiServer } from './data-api-server.js';
+import { PRIMARY_NETWORK_ID } from './fixture-world.js';
+import { createPrng } from './ids.js';
+import type { DemoNode } from './node.js';
+import type { FakeNodeState, FakeValidator } from './node-state.js';
 
 /** A running demo Data API. */
 export interface DemoDataApi {
-  readonly api: FakeDataApi;
+  readonly api: DataApiServer;
   readonly url: string;
   /** Follows the node once more now (the timer keeps running). */
   tick(): void;
@@ -124,7 +125,7 @@ export function demoDataApiState(node: FakeNodeState, nowSec: number): FakeDataA
  */
 export async function startDemoDataApi(demo: DemoNode, opts: DemoDataApiOptions = {}): Promise<DemoDataApi> {
   const node = demo.node.state;
-  const api = await FakeDataApi.start({ state: demoDataApiState(node, Math.floor(Date.now() / 1000)), maxCalls: 1000 });
+  const api = await DataApiServer.start({ state: demoDataApiState(node, Math.floor(Date.now() / 1000)) });
   const rng = createPrng((opts.seed ?? 1) ^ 0x5eed);
   const proposeChance = opts.proposeChance ?? 0.2;
   const tick = () => {

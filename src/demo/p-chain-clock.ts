@@ -6,7 +6,7 @@
  * one renews, or is removed when the network judges its uptime too low).
  * Cited against ava-labs/avalanchego master at 1cf1fc3d.
  */
-import type { FakeNodeState, FakeUptime, FakeValidator } from './fake-state.js';
+import type { FakeNodeState, FakeUptime, FakeValidator } from './node-state.js';
 import { REWARD_UPTIME_THRESHOLD, REWARD_UPTIME_THRESHOLD_ACP267 } from '../domain/rules.js';
 
 /** Stake of a primary validator as the validator manager weighs it: its own stake plus its delegations. */

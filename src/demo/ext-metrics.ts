@@ -7,7 +7,7 @@
  * network/metrics.go sets its durations as float64(time.Duration):
  * nanoseconds.
  */
-import type { FakeNodeState } from './fake-state.js';
+import type { FakeNodeState } from './node-state.js';
 
 const GO_UNITS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 6e10, h: 3.6e12 };
 

@@ -1,7 +1,7 @@
 /**
- * The fake node's state model: the plain mutable object tests and `--demo` drive. A module of
- * types only, so the fake's data, clock and /ext/metrics modules use it without importing the
- * server in fake-node.ts (which imports them).
+ * The simulated node's state model: the plain mutable object `--demo` (and the tests' fake node,
+ * built on the demo's) drive. A module of types only, so the world, clock, modes and server
+ * modules all use it and none of them imports another to reach it.
  *
  * @packageDocumentation
  */
@@ -293,7 +293,7 @@ export interface FakeNodeState {
   healthTags: Record<string, string[]>;
   /**
    * L1 chains whose creation failed (plugin missing, RPCChainVM protocol mismatch), chain id →
-   * the cause. See failedChainStart in real-modes.ts: such a chain is not created (no alias, no
+   * the cause. See failedChainStart in test/fakes/real-modes.ts: such a chain is not created (no alias, no
    * route, info.isBootstrapped errors), a failing check stands under its name, and its subnet
    * stays in the `bootstrapped` check's list for good (chains/manager.go createChain).
    */
@@ -341,7 +341,7 @@ export interface FakeNodeState {
    * (vms/platformvm/vm.go initBlockchains skips the primary network's chains), so `/ext/bc/X`
    * and `/ext/bc/C/*` answer 404 (no route was ever registered) while the aliases X and C still
    * resolve (node/node.go registers them from the genesis) and info.isBootstrapped says false for
-   * them (chains/manager.go IsBootstrapped: no such chain). See partialSyncMode in real-modes.ts,
+   * them (chains/manager.go IsBootstrapped: no such chain). See partialSyncMode in modes.ts,
    * which also shapes the health report.
    */
   partialSync?: boolean;
@@ -349,7 +349,7 @@ export interface FakeNodeState {
    * Primary aliases of L1 chains (`--chain-aliases-file`), alias → blockchain id. The chain's
    * health check is named by its primary alias (chains/manager.go `PrimaryAliasOrDefault`), its
    * API answers under both names, and info.getBlockchainID resolves the alias. See aliasChain in
-   * real-modes.ts.
+   * test/fakes/real-modes.ts.
    */
   chainAliases?: Record<string, string>;
   /**
