@@ -174,7 +174,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
         d.child.pid,
         d.info.url.replace(/\/$/, ''),
         async () => (await status()).nodeRounds,
-        async () => (await status()).series,
+        () => seriesOn(d.info.url.replace(/\/$/, '')),
       );
       const end = await status();
       if (end.failures > st.failures) throw new Error(`S: ${end.failures - st.failures} failed polls`);
@@ -200,11 +200,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
           const t0 = performance.now();
           // No round counter outside the process: rounds are the window over the interval (the scheduler's own pace).
           const rounds = () => Promise.resolve(Math.floor((performance.now() - t0) / scrapeEveryMs));
-          const series = async () => {
-            const body = await fetch(`${url}/metrics`).then((r) => r.text());
-            return body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
-          };
-          bin = await measure('binary', proc.pid ?? -1, url, rounds, series);
+          bin = await measure('binary', proc.pid ?? -1, url, rounds, () => seriesOn(url));
         } finally {
           proc.kill('SIGKILL');
         }
@@ -222,6 +218,12 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
       bare.stop();
     }
   });
+}
+
+/** Samples on `${base}/metrics`, the process's own included (counted the same way for both exporters). */
+async function seriesOn(base: string): Promise<number> {
+  const body = await fetch(`${base}/metrics`).then((r) => r.text());
+  return body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
 }
 
 /** Waits for the executable's "listening" log line (bounded); its base URL. */
