@@ -196,7 +196,7 @@ export async function fleetRun(plan: Plan, logDir: string, profileDir: string, n
     const memory = await d.child.request<MemoryBreakdown>('memory');
     const freshness = await d.child.request<Percentiles>('freshness', { last: end.renders - r0.renders });
     let floor: Pick<FleetExtras, 'floorParseMs' | 'floorWriteMs' | 'bytesPerNodeRound'> | undefined;
-    const roundsInWindow = end.rounds - r0.rounds;
+    const roundsInWindow = end.nodeRounds - r0.nodeRounds;
     if (extras) {
       log(`${tag}: the floor (the window's answers parsed; the exposition written and gzipped once per interval)`);
       const calls = await recordFleetBodies(fleet.fakes, join(logDir, `${tag.toLowerCase()}-${nodes}-bodies`));
