@@ -54,6 +54,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--scenario=a|b|c|d|s|f ...] [-
   --no-write       do not write docs/performance.md
   --strict         exit 1 when a target is missed
 sizes (for smoke runs; docs not written when one is given):
+  --a-seconds=N    scenario A's seconds of load per server and cell
   --b-rounds=N     scenario B's measured rounds
   --s-interval=Ns  scenario S's poll interval (info.peers and the Data API at 4 times it); --s-seconds=N its window; --s-warm=N its warm-up
   --f-nodes=N,M    scenario F's fleet sizes (the first is the reference of flat scaling); --f-seconds=N each window; --f-probe=N /probe targets (0: none)
@@ -83,6 +84,7 @@ function makePlan(argv: string[]): Plan {
       write: { type: 'boolean' },
       'no-write': { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
+      'a-seconds': { type: 'string' },
       'b-rounds': { type: 'string' },
       's-interval': { type: 'string' },
       's-seconds': { type: 'string' },
@@ -108,7 +110,7 @@ function makePlan(argv: string[]): Plan {
   }
   const scenarios: ScenarioName[] = requested.length ? ALL.filter((s) => requested.includes(s)) : [...ALL];
   const quick = values.quick;
-  const sized = ['b-rounds', 's-interval', 's-seconds', 's-warm', 'f-nodes', 'f-seconds', 'f-probe', 'f-per-fake'].some(
+  const sized = ['a-seconds', 'b-rounds', 's-interval', 's-seconds', 's-warm', 'f-nodes', 'f-seconds', 'f-probe', 'f-per-fake'].some(
     (k) => (values as Record<string, unknown>)[k] !== undefined,
   );
   const full =
@@ -137,7 +139,7 @@ function makePlan(argv: string[]): Plan {
     quick,
     sized,
     scenarios,
-    aSeconds: quick ? 3 : 10,
+    aSeconds: intOption(values['a-seconds'], 'a-seconds') ?? (quick ? 3 : 10),
     aWarmSeconds: 1,
     aConnections: [1, 16, 64],
     bRounds: intOption(values['b-rounds'], 'b-rounds') ?? (quick ? 100 : 1000),
