@@ -12,7 +12,7 @@
  * one. Only loopback traffic; every loop and wait is bounded, the whole run has
  * a deadline, and every child is killed at the end, on error and on a signal.
  *
- *   npm run bench                      # everything (about 12 minutes on an idle 2-core machine; hard stop at 20)
+ *   npm run bench                      # everything (about 12-13 minutes on an idle 2-core machine; hard stop at 20)
  *   npm run bench -- --quick           # shorter runs and a 200-node fleet (about 5 minutes), docs not written
  *   npm run bench -- --scenario=a      # one scenario (a: scrape, b: polling, c: 50 nodes, d: single executable, s: sidecar, f: fleet); repeatable
  *   npm run bench -- --profile         # also --cpu-prof the daemon and print where its time goes
@@ -153,7 +153,7 @@ function makePlan(argv: string[]): Plan {
     sInterval,
     sPeersInterval: `${sIntervalS * 4}s`,
     sDataApiInterval: `${sIntervalS * 4}s`,
-    sWarmSeconds: intOption(values['s-warm'], 's-warm') ?? (quick ? 10 : sIntervalS * 4),
+    sWarmSeconds: intOption(values['s-warm'], 's-warm') ?? (quick ? 10 : sIntervalS * 3),
     sSeconds: intOption(values['s-seconds'], 's-seconds') ?? (quick ? 30 : sIntervalS * 8),
     fNodes,
     fInterval: '15s',
