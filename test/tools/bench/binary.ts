@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface BinaryResult {
+  /** Where the executable was built (the run's log folder): scenario S runs it as the sidecar. */
+  path: string;
   node: string;
   bytes: number;
   buildSeconds: number;
@@ -76,6 +78,7 @@ export async function benchBinary(dir: string, runs: number): Promise<BinaryResu
     rss = Math.max(rss, d.rss);
   }
   return {
+    path: bin,
     node: process.version,
     bytes: statSync(bin).size,
     buildSeconds,

@@ -4,9 +4,6 @@
  * requests. Exits when the parent goes away, so no child outlives a run.
  */
 import type { IpcHello, IpcReply, IpcRequest, Usage } from './ipc.js';
-import { startFakeRole } from './role-fake.js';
-import { startDaemonRole } from './role-daemon.js';
-import { startBaselineRole, startStaticRole } from './role-servers.js';
 
 /** What a role gives the child entry: what to report at start, and its commands. */
 export interface Role {
@@ -16,11 +13,18 @@ export interface Role {
   close?: () => Promise<void>;
 }
 
-const ROLES: Record<string, (args: unknown) => Promise<Role>> = {
-  fake: startFakeRole,
-  daemon: startDaemonRole,
-  baseline: startBaselineRole,
-  static: startStaticRole,
+/**
+ * Each role's module is imported only in the process that plays it, so a
+ * daemon process holds the daemon and the bench's plumbing, never the fakes or
+ * prom-client (scenario S compares its RSS with a bare Node process's).
+ */
+const ROLES: Record<string, () => Promise<(args: unknown) => Promise<Role>>> = {
+  fake: async () => (await import('./role-fake.js')).startFakeRole,
+  daemon: async () => (await import('./role-daemon.js')).startDaemonRole,
+  baseline: async () => (await import('./role-servers.js')).startBaselineRole,
+  static: async () => (await import('./role-servers.js')).startStaticRole,
+  'data-api': async () => (await import('./role-data-api.js')).startDataApiRole,
+  floor: async () => (await import('./role-floor.js')).startFloorRole,
 };
 
 function usage(): Usage {
@@ -47,14 +51,14 @@ async function main(): Promise<void> {
   process.on('disconnect', () => process.exit(0));
   const name = process.argv[2] ?? '';
   const args: unknown = JSON.parse(process.argv[3] ?? '{}');
-  const start = ROLES[name];
-  if (!start) {
+  const load = ROLES[name];
+  if (!load) {
     send({ hello: true, ok: false, error: `unknown role ${name}` });
     process.exit(2);
   }
   let role: Role;
   try {
-    role = await start(args);
+    role = await (await load())(args);
   } catch (err) {
     send({ hello: true, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     process.exit(1);

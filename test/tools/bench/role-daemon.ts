@@ -24,6 +24,12 @@ export interface DaemonArgs {
   timeout: string;
   /** poll.peers_interval; the daemon's default when absent. */
   peersInterval?: string;
+  /** The Data API's base URL (a fake one); without it the Data API is off (only loopback traffic). */
+  dataApiUrl?: string;
+  /** data_api.interval; the daemon's default when absent. */
+  dataApiInterval?: string;
+  /** probe.targets: URLs /probe may name (probe mode); max_targets is set to their number. */
+  probeTargets?: string[];
 }
 
 /** What the daemon role reports at start. */
@@ -37,6 +43,8 @@ export interface DaemonStatus {
   /** Renders started so far. */
   renders: number;
   rounds: number;
+  /** Rounds of the configured nodes' pollers only (not the Data API's). */
+  nodeRounds: number;
   series: number;
   textBytes: number;
   gzipBytes: number;
@@ -246,12 +254,17 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
   };
   // Only loopback traffic: the Data API poller (a public service) is switched off. A
   // configuration schema without the data_api section has no such poller at all.
+  // With a fake Data API (dataApiUrl), the exporter reads it as it reads the real one.
+  const probe = args.probeTargets?.length ? { probe: { targets: args.probeTargets, max_targets: args.probeTargets.length } } : {};
+  const dataApi = args.dataApiUrl
+    ? { enabled: true, url: args.dataApiUrl, ...(args.dataApiInterval ? { interval: args.dataApiInterval } : {}) }
+    : { enabled: false };
   let config: ReturnType<typeof buildConfig>;
   try {
-    config = buildConfig({ ...fileShaped, data_api: { enabled: false } });
+    config = buildConfig({ ...fileShaped, ...probe, data_api: dataApi });
   } catch (err) {
-    if (!(err instanceof ConfigError) || !err.problems.some((p) => p.includes('data_api'))) throw err;
-    config = buildConfig(fileShaped);
+    if (args.dataApiUrl || !(err instanceof ConfigError) || !err.problems.some((p) => p.includes('data_api'))) throw err;
+    config = buildConfig({ ...fileShaped, ...probe });
   }
   // As cli.ts does before it starts the daemon: the benchmark measures the daemon as it runs.
   tuneHeap();
@@ -279,6 +292,7 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
       ready: daemon.ready(),
       renders: rendersStarted,
       rounds: hooks.pollers.reduce((n, p) => n + p.completedRounds, 0),
+      nodeRounds: hooks.pollers.slice(0, config.nodes.length).reduce((n, p) => n + p.completedRounds, 0),
       series: exp.series,
       textBytes: exp.text.length,
       gzipBytes: (await exp.gzip()).length,

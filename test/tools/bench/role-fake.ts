@@ -2,7 +2,9 @@
  * Child role `fake`: one mainnet-scale fake node, or a fleet of them sharing
  * one world (each with its own node id), served by the project's FakeNode.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import http, { type Server } from 'node:http';
+import { join } from 'node:path';
 import { FakeNode, type FakeCall } from '../../fakes/fake-node.js';
 import { MAINNET, mainnetWorld } from './world.js';
 import type { Role } from './child.js';
@@ -11,6 +13,8 @@ import type { Role } from './child.js';
 export interface FakeArgs {
   /** How many nodes (1 for the mainnet node, 50 for the fleet). */
   count: number;
+  /** Index of this process's first node in the world's validator list (a fleet split over several processes: each node a distinct validator). */
+  offset?: number;
 }
 
 /** What the fake role reports at start. */
@@ -56,6 +60,63 @@ export interface CallCounts {
   byCall: Record<string, number>;
 }
 
+/**
+ * A call's kind: its key with node ids written as `NodeID-*`, so the same call
+ * of every node of a fleet (its own validator looked up, say) is one kind.
+ */
+export const callKind = (key: string): string => key.replace(/NodeID-[1-9A-HJ-NP-Za-km-z]+/g, 'NodeID-*');
+
+/** One kind of call received since the last `calls` or `bodies`, with the body of one of them as answered again. */
+export interface RecordedKind {
+  kind: string;
+  count: number;
+  /** File holding the answer's body (as the fake serves it now: the same state, so the same bytes up to clocks). */
+  file: string;
+  bytes: number;
+}
+
+/** Upstream calls received since the last `calls` or `bodies`, by kind, one answer of each written to a file. */
+export interface RecordedCalls {
+  total: number;
+  kinds: RecordedKind[];
+  /** Exact call (as {@link CallCounts.byCall}) → count. */
+  byCall: Record<string, number>;
+}
+
+/**
+ * Groups `calls` by kind and asks one of each again (by `replay`), writing its
+ * body to `dir`: what a poll round received, to time parsing it (the floor).
+ */
+export async function recordBodies<C>(
+  calls: Iterable<C>,
+  keyOf: (c: C) => string,
+  replay: (c: C) => Promise<Buffer>,
+  dir: string,
+  prefix: string,
+): Promise<RecordedCalls> {
+  const groups = new Map<string, { count: number; first: C }>();
+  const byCall: Record<string, number> = {};
+  let total = 0;
+  for (const c of calls) {
+    const key = keyOf(c);
+    byCall[key] = (byCall[key] ?? 0) + 1;
+    const kind = callKind(key);
+    const g = groups.get(kind);
+    if (g) g.count++;
+    else groups.set(kind, { count: 1, first: c });
+    total++;
+  }
+  const kinds: RecordedKind[] = [];
+  let i = 0;
+  for (const [kind, g] of groups) {
+    const body = await replay(g.first);
+    const file = join(dir, `${prefix}-${i++}.body`);
+    writeFileSync(file, body);
+    kinds.push({ kind, count: g.count, file, bytes: body.length });
+  }
+  return { total, kinds, byCall };
+}
+
 function callKey(c: FakeCall): string {
   const rpc = c.rpcMethod === undefined ? '' : ` ${c.rpcMethod} ${JSON.stringify(c.params ?? null)}`;
   return `${c.httpMethod} ${c.path}${c.query}${rpc}`;
@@ -70,6 +131,20 @@ function rpc(method: string, params: unknown = {}): RequestInit {
   return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) };
 }
 
+/** Asks a fake node the same as `c` again; the answer's body. */
+async function replayCall(base: string, c: FakeCall): Promise<Buffer> {
+  const init: RequestInit =
+    c.rpcMethod === undefined
+      ? { method: c.httpMethod }
+      : {
+          method: c.httpMethod,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: c.rpcMethod, params: c.params ?? {} }),
+        };
+  const res = await fetch(`${base}${c.path}${c.query}`, init);
+  return Buffer.from(await res.arrayBuffer());
+}
+
 export async function startFakeRole(raw: unknown): Promise<Role> {
   const args = raw as FakeArgs;
   const world = mainnetWorld(MAINNET);
@@ -77,7 +152,8 @@ export async function startFakeRole(raw: unknown): Promise<Role> {
   const nodes: FakeNode[] = [];
   for (let i = 0; i < args.count; i++) {
     // Shallow override: the validator, peer and health objects are shared by every node of the fleet.
-    const nodeId = i === 0 ? (world.nodeId as string) : (validators[i % validators.length]?.nodeId ?? world.nodeId);
+    const at = (args.offset ?? 0) + i;
+    const nodeId = at === 0 ? (world.nodeId as string) : (validators[at % validators.length]?.nodeId ?? world.nodeId);
     nodes.push(await FakeNode.start({ state: { ...world, nodeId }, maxCalls: 200_000 }));
   }
   const first = nodes[0];
@@ -109,6 +185,20 @@ export async function startFakeRole(raw: unknown): Promise<Role> {
           n.clearCalls();
         }
         return { total, byCall };
+      },
+      /** The calls since the last `calls` or `bodies` by kind, one answer of each written to `dir` (see {@link recordBodies}). */
+      async bodies(a: unknown): Promise<RecordedCalls> {
+        const { dir } = a as { dir: string };
+        mkdirSync(dir, { recursive: true });
+        const calls = nodes.flatMap((n) => n.calls.map((c) => ({ c, url: n.url })));
+        for (const n of nodes) n.clearCalls();
+        return recordBodies(
+          calls,
+          (x) => callKey(x.c),
+          (x) => replayCall(x.url, x.c),
+          dir,
+          `node${args.offset ?? 0}`,
+        );
       },
     },
     close: async () => {

@@ -1,0 +1,315 @@
+/**
+ * Scenario S of `npm run bench` (issue 27): the sidecar, the common
+ * deployment. One validator (a mainnet-scale fake node in its own process)
+ * watching its own node id, the Data API on (the project's fake one in its own
+ * process), a gzip scrape once per poll interval. In the same run:
+ *
+ * - an idle bare Node process (`node -e`, the same runtime environment): the
+ *   RSS any Node program starts from;
+ * - the daemon's steady-state RSS (median of one sample a second over the
+ *   window), its peak, and its CPU per node round (kernel accounting of the
+ *   whole process over the window, divided by the node's rounds in it);
+ * - the floor of those rounds: every answer the window's rounds received
+ *   (node and Data API, recorded by kind and asked again for its body) parsed
+ *   in a process of its own, divided by the same rounds.
+ *
+ * Then the same for the single executable, when scenario D built one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { BenchChild, procCpuMs } from './ipc.js';
+import type { CallCounts, FakeInfo, RecordedCalls } from './role-fake.js';
+import type { DataApiInfo } from './role-data-api.js';
+import type { DaemonInfo, DaemonStatus } from './role-daemon.js';
+import type { ParseFloor } from './role-floor.js';
+import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
+import { daemonNodeArgs, f, fetchOnce, log, mb, median, procMemory, sleep, table, withChildren, type Plan, type Target } from './common.js';
+
+/** One exporter measured as the sidecar. */
+export interface SRun {
+  label: string;
+  seconds: number;
+  /** Node rounds in the window (the daemon's own count; for the executable, the window over the interval). */
+  rounds: number;
+  cpuMs: number;
+  series: number;
+  /** Median / max of the RSS sampled once a second over the window; the peak since start (VmHWM). */
+  rssMedian: number;
+  rssMax: number;
+  rssPeak: number;
+  upstreamCalls: number;
+  floor: ParseFloor;
+  scrapeFailures: number;
+}
+
+export interface SResult {
+  interval: string;
+  peersInterval: string;
+  dataApiInterval: string;
+  warmSeconds: number;
+  /** RSS of the idle bare Node process (median of its samples). */
+  bareRss: number;
+  daemon: SRun;
+  /** The single executable's run; a string says why there is none. */
+  binary: SRun | string;
+}
+
+/** An idle `node -e` with the daemon's runtime environment; stopped by the returned function. */
+function startBare(): { pid: number; stop: () => void } {
+  const proc = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+    env: { PATH: process.env['PATH'] ?? '', ...DAEMON_RUNTIME_ENV },
+    stdio: 'ignore',
+  });
+  const stop = () => {
+    if (proc.exitCode === null) proc.kill('SIGKILL');
+  };
+  process.once('exit', stop);
+  return { pid: proc.pid ?? -1, stop };
+}
+
+/** A duration in whole seconds (`15s`) as ms. */
+const intervalMs = (d: string) => Number(/^(\d+)s$/.exec(d)?.[1] ?? NaN) * 1000;
+
+/** The common deployment's configuration, file-shaped (the daemon role's arguments and the executable's config file alike). */
+function sidecarConfig(plan: Plan, nodeUrl: string, dataApiUrl: string) {
+  return {
+    nodes: [{ name: 'validator', url: nodeUrl }],
+    interval: plan.sInterval,
+    timeout: intervalMs(plan.sInterval) < 10_000 ? plan.sInterval : '10s',
+    peersInterval: plan.sPeersInterval,
+    dataApiUrl,
+    dataApiInterval: plan.sDataApiInterval,
+  };
+}
+
+/** Samples RSS once a second and scrapes /metrics (gzip) once per interval for `seconds`; the samples and failed scrapes. */
+async function watchWindow(pid: number, metricsUrl: string, seconds: number, scrapeEveryMs: number, barePid?: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const rss: number[] = [];
+  const bare: number[] = [];
+  let scrapeFailures = 0;
+  let nextScrape = 0;
+  const t0 = performance.now();
+  for (let i = 0; performance.now() - t0 < seconds * 1000; i++) {
+    rss.push(procMemory(pid).rss);
+    if (barePid !== undefined) bare.push(procMemory(barePid).rss);
+    if (performance.now() - t0 >= nextScrape) {
+      nextScrape += scrapeEveryMs;
+      const r = await fetchOnce(agent, metricsUrl).catch(() => undefined);
+      if (r?.status !== 200) scrapeFailures++;
+    }
+    await sleep(Math.max(0, t0 + (i + 1) * 1000 - performance.now()));
+  }
+  agent.destroy();
+  return { rss, bare, scrapeFailures, seconds: (performance.now() - t0) / 1000 };
+}
+
+export async function scenarioS(plan: Plan, logDir: string, profileDir: string, binary: string | undefined): Promise<SResult> {
+  return withChildren(async (track) => {
+    log('S: starting the fake validator node, the fake Data API and the floor process');
+    const fake = await BenchChild.spawn<FakeInfo>('fake', { count: 1 }, { logDir });
+    track(fake.child);
+    const dataApi = await BenchChild.spawn<DataApiInfo>('data-api', {}, { logDir });
+    track(dataApi.child);
+    const floor = await BenchChild.spawn<object>('floor', {}, { logDir });
+    track(floor.child);
+    if (dataApi.info.nodeId !== fake.info.nodeIds[0]) throw new Error('S: the fake Data API answers about another node than the fake node');
+    const bare = startBare();
+    try {
+      const cfg = sidecarConfig(plan, fake.info.urls[0] as string, dataApi.info.url);
+      const scrapeEveryMs = intervalMs(plan.sInterval);
+
+      /** Clears the fakes' call logs, runs the window, records the window's answers and times their parsing. */
+      const measure = async (label: string, pid: number, url: string, roundsOf: () => Promise<number>, series: () => Promise<number>): Promise<SRun> => {
+        await sleep(plan.sWarmSeconds * 1000);
+        await fake.child.request<CallCounts>('calls');
+        await dataApi.child.request('clear');
+        const r0 = await roundsOf();
+        const c0 = procCpuMs(pid) ?? NaN;
+        const w = await watchWindow(pid, `${url}/metrics`, plan.sSeconds, scrapeEveryMs, label === 'daemon' ? bare.pid : undefined);
+        const cpuMs = (procCpuMs(pid) ?? NaN) - c0;
+        const rounds = (await roundsOf()) - r0;
+        const peak = procMemory(pid).peak;
+        if (w.bare.length) bareSamples.push(...w.bare);
+        const dir = join(logDir, `s-${label}-bodies`);
+        const node = await fake.child.request<RecordedCalls>('bodies', { dir }, 120_000);
+        const api = await dataApi.child.request<RecordedCalls>('bodies', { dir }, 120_000);
+        const parsed = await floor.child.request<ParseFloor>('parse', { kinds: [...node.kinds, ...api.kinds] }, 120_000);
+        const run: SRun = {
+          label,
+          seconds: w.seconds,
+          rounds,
+          cpuMs,
+          series: await series(),
+          rssMedian: median(w.rss),
+          rssMax: Math.max(...w.rss),
+          rssPeak: peak,
+          upstreamCalls: node.total + api.total,
+          floor: parsed,
+          scrapeFailures: w.scrapeFailures,
+        };
+        log(
+          `S: ${label}: ${rounds} rounds, ${f(cpuMs / rounds, 2)} CPU ms/round (floor ${f(parsed.parseMs / rounds, 2)}), RSS ${mb(run.rssMedian)} MB (bare ${mb(median(bareSamples))})`,
+        );
+        return run;
+      };
+      const bareSamples: number[] = [];
+
+      log(`S: the daemon (poll ${plan.sInterval}, info.peers ${plan.sPeersInterval}, Data API ${plan.sDataApiInterval})`);
+      const d = await BenchChild.spawn<DaemonInfo>('daemon', cfg, {
+        logDir,
+        nodeArgs: daemonNodeArgs(plan, profileDir, 's'),
+        env: { ...DAEMON_RUNTIME_ENV, ...plan.daemonEnv },
+      });
+      track(d.child);
+      let st = await d.child.request<DaemonStatus>('waitReady', { timeoutMs: 60_000 }, 90_000);
+      // Ready means every node's first round; the Data API's first round may still be on its way.
+      for (const end = Date.now() + 60_000; st.sourcesDown.length && Date.now() < end; await sleep(200)) st = await d.child.request<DaemonStatus>('status');
+      if (st.sourcesDown.length) throw new Error(`S: sources down after the first rounds: ${st.sourcesDown.join('; ')}`);
+      const status = () => d.child.request<DaemonStatus>('status');
+      const daemon = await measure(
+        'daemon',
+        d.child.pid,
+        d.info.url.replace(/\/$/, ''),
+        async () => (await status()).nodeRounds,
+        () => seriesOn(d.info.url.replace(/\/$/, '')),
+      );
+      const end = await status();
+      if (end.failures > st.failures) throw new Error(`S: ${end.failures - st.failures} failed polls`);
+      await d.child.stop(8_000);
+
+      let bin: SRun | string = 'no single executable (scenario D did not build one in this run)';
+      if (binary) {
+        log('S: the single executable, same configuration');
+        const file = join(logDir, 'sidecar.yaml');
+        writeFileSync(
+          file,
+          JSON.stringify({
+            web: { listen_address: '127.0.0.1:0' },
+            poll: { interval: cfg.interval, timeout: cfg.timeout, peers_interval: cfg.peersInterval },
+            nodes: cfg.nodes,
+            data_api: { enabled: true, url: cfg.dataApiUrl, interval: cfg.dataApiInterval },
+            log: { level: 'info', format: 'json' },
+          }),
+        );
+        const proc = spawn(binary, [`--config.file=${file}`], { cwd: logDir, env: { ...DAEMON_RUNTIME_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+        try {
+          const url = await listeningUrl(proc);
+          const t0 = performance.now();
+          // No round counter outside the process: rounds are the window over the interval (the scheduler's own pace).
+          const rounds = () => Promise.resolve(Math.floor((performance.now() - t0) / scrapeEveryMs));
+          bin = await measure('binary', proc.pid ?? -1, url, rounds, () => seriesOn(url));
+        } finally {
+          proc.kill('SIGKILL');
+        }
+      }
+      return {
+        interval: plan.sInterval,
+        peersInterval: plan.sPeersInterval,
+        dataApiInterval: plan.sDataApiInterval,
+        warmSeconds: plan.sWarmSeconds,
+        bareRss: median(bareSamples),
+        daemon,
+        binary: bin,
+      };
+    } finally {
+      bare.stop();
+    }
+  });
+}
+
+/** Samples on `${base}/metrics`, the process's own included (counted the same way for both exporters). */
+async function seriesOn(base: string): Promise<number> {
+  const body = await fetch(`${base}/metrics`).then((r) => r.text());
+  return body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+}
+
+/** Waits for the executable's "listening" log line (bounded); its base URL. */
+async function listeningUrl(proc: ChildProcess): Promise<string> {
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => {
+    if (out.length < 100_000) out += d.toString('utf8');
+  });
+  proc.stderr?.on('data', () => {});
+  const end = performance.now() + 30_000;
+  while (performance.now() < end) {
+    const port = /"address":"[^"]*:(\d+)".*"msg":"listening"/.exec(out)?.[1];
+    if (port) return `http://127.0.0.1:${port}`;
+    if (proc.exitCode !== null) break;
+    await sleep(20);
+  }
+  throw new Error(`the single executable did not listen within 30 s:\n${out.slice(0, 2000)}`);
+}
+
+export function sTargets(s: SResult): Target[] {
+  const t: Target[] = [];
+  const runs = [s.daemon, ...(typeof s.binary === 'string' ? [] : [s.binary])];
+  for (const r of runs) {
+    const who = r.label === 'daemon' ? 'node dist/cli.js' : 'single executable';
+    const over = r.rssMedian - s.bareRss;
+    t.push({
+      scenario: 'S',
+      what: `sidecar (${who}): steady-state RSS − idle bare node's`,
+      measured: `${mb(over)} MB (${mb(r.rssMedian)} − ${mb(s.bareRss)}; peak ${mb(r.rssPeak)})`,
+      limit: '<= 15 MB',
+      reference: `idle bare node ${mb(s.bareRss)} MB`,
+      pass: over <= 15 * 2 ** 20,
+    });
+    const perRound = r.cpuMs / r.rounds;
+    const floor = r.floor.parseMs / r.rounds;
+    t.push({
+      scenario: 'S',
+      what: `sidecar (${who}): CPU per round ÷ its floor (parsing the same answers)`,
+      measured: `${f(perRound / floor, 1)}x (${f(perRound, 2)} ms)`,
+      limit: '<= 2x',
+      reference: `floor ${f(floor, 2)} ms`,
+      pass: perRound <= 2 * floor,
+    });
+  }
+  t.push({
+    scenario: 'S',
+    what: 'sidecar: failed scrapes',
+    measured: String(runs.reduce((n, r) => n + r.scrapeFailures, 0)),
+    limit: '0',
+    pass: runs.every((r) => r.scrapeFailures === 0),
+  });
+  return t;
+}
+
+export function sSection(s: SResult): string[] {
+  const runs = [s.daemon, ...(typeof s.binary === 'string' ? [] : [s.binary])];
+  const col = (fn: (r: SRun) => string) => runs.map(fn);
+  const rows: string[][] = [
+    ['series on /metrics', ...col((r) => r.series.toLocaleString('en-US'))],
+    ['window; node rounds in it', ...col((r) => `${f(r.seconds, 0)} s; ${r.rounds}`)],
+    [
+      'RSS: steady state (median of 1 s samples) / max in the window / peak since start',
+      ...col((r) => `${mb(r.rssMedian)} / ${mb(r.rssMax)} / ${mb(r.rssPeak)} MB`),
+    ],
+    ["  less the idle bare node's", ...col((r) => `${mb(r.rssMedian - s.bareRss)} MB`)],
+    ['CPU per round (the whole process over the window ÷ node rounds)', ...col((r) => `${f(r.cpuMs / r.rounds, 2)} ms`)],
+    [
+      'floor: parsing the answers those rounds received, per round (bytes per round)',
+      ...col((r) => `${f(r.floor.parseMs / r.rounds, 2)} ms (${f(r.floor.bytes / r.rounds / 1024, 0)} KB)`),
+    ],
+    ['upstream calls per round (node and Data API)', ...col((r) => f(r.upstreamCalls / r.rounds, 1))],
+    ['failed scrapes', ...col((r) => String(r.scrapeFailures))],
+  ];
+  const heaviest = [...s.daemon.floor.perKind].sort((a, b) => b.msPerParse * b.count - a.msPerParse * a.count).slice(0, 4);
+  return [
+    '',
+    `### S. Sidecar: one validator watching its own id, Data API on; polls every ${s.interval} (info.peers ${s.peersInterval}, Data API ${s.dataApiInterval}), a gzip scrape per poll`,
+    '',
+    `The fake validator node (the mainnet world: 2,000 peers, 1,800 validators) and the fake Data API each in a process of their own; the exporter measured after ${s.warmSeconds} s of warm-up. ` +
+      `Intervals shortened from 15 s / 1 min / 1 min in the same ratio, so the window holds every kind of round several times. ` +
+      `An idle bare Node process (\`node -e\`, the same runtime environment) in the same run: ${mb(s.bareRss)} MB RSS. ` +
+      'The floor: every answer the window received, asked again by kind for its body and parsed (decode + JSON.parse) in a process of its own, as often as it was received.',
+    '',
+    table(['figure', ...runs.map((r) => (r.label === 'daemon' ? 'node dist/cli.js' : 'single executable'))], rows, ['l', 'r', 'r']),
+    '',
+    ...(typeof s.binary === 'string' ? [`The single executable: ${s.binary}.`, ''] : []),
+    `Where the floor goes (daemon run): ${heaviest.map((k) => `${k.kind.slice(0, 60)} ×${k.count}: ${f(k.msPerParse, 2)} ms each`).join('; ')}.`,
+  ];
+}
