@@ -1,22 +1,29 @@
 /**
- * The extension point's promise: a source defined in one folder
- * (test/extension-source/) and added to the registry with one line shows up
- * on /metrics (with its own HELP and TYPE), in /-/status and on the status
- * page, with nothing else touched.
+ * The extension point's promise: a source defined in one folder and added to
+ * the catalog with one line shows up on /metrics (with its own HELP and
+ * TYPE), in /-/status and on the status page, with nothing else touched. Both
+ * families: a node source (test/extension-source/) against the fake node, and
+ * a Data API source (test/extension-data-api-source/) against the fake Data
+ * API.
  */
 import { describe, expect, it } from 'vitest';
 import { FakeNode } from '../src/fake/fake-node.js';
-import { CONFIGURED_NODE_SOURCES, NODE_SOURCES } from '../src/sources/index.js';
-import type { SourceDef } from '../src/sources/source.js';
+import { FakeDataApi } from '../src/fake/fake-data-api.js';
+import { CONFIGURED_NODE_SOURCES, DATA_API_SOURCES, NODE_SOURCES, type SourceCatalog } from '../src/sources/catalog.js';
 import { nodeIpSource } from './extension-source/index.js';
-import { scrape, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
+import { validationCountSource } from './extension-data-api-source/index.js';
+import { eventually, scrape, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
-describe('a new source is one folder plus one registry line', () => {
-  it('shows on /metrics, in /-/status and on the status page', async () => {
+/** The product's catalog with one line more in each family (src/sources/catalog.ts, as a fork would edit it). */
+const CATALOG: SourceCatalog = {
+  node: [...NODE_SOURCES, nodeIpSource, ...CONFIGURED_NODE_SOURCES],
+  dataApi: [...DATA_API_SOURCES, validationCountSource],
+};
+
+describe('a new source is one folder plus one catalog line', () => {
+  it('a node source shows on /metrics, in /-/status and on the status page', async () => {
     const node = await FakeNode.start();
-    // The one registry line.
-    const registry = [...NODE_SOURCES, nodeIpSource as SourceDef<unknown>, ...CONFIGURED_NODE_SOURCES];
-    const { daemon } = await startTestDaemon({ nodes: [{ name: 'n', url: node.url }] }, { sources: registry });
+    const { daemon } = await startTestDaemon({ nodes: [{ name: 'n', url: node.url }] }, { sources: CATALOG });
     try {
       await waitUntilAllUp(daemon);
       const text = await scrape(daemon);
@@ -32,6 +39,38 @@ describe('a new source is one folder plus one registry line', () => {
       expect(page).toContain('<h3>Advertised address</h3>');
     } finally {
       await daemon.stop();
+      await node.stop();
+    }
+  });
+
+  it('a Data API source shows on /metrics, in /-/status and on the status page', async () => {
+    const node = await FakeNode.start();
+    const api = await FakeDataApi.start();
+    const { daemon } = await startTestDaemon(
+      { nodes: [{ name: 'n', url: node.url }], data_api: { url: api.url, network: 'mainnet', interval: '500ms', rate_limit: 6000 } },
+      { sources: CATALOG },
+    );
+    try {
+      const nodeId = node.state.nodeId;
+      const listed = api.state.validations[nodeId]?.length ?? 0;
+      expect(listed).toBeGreaterThan(0);
+      let text = '';
+      await eventually(async () => {
+        text = await scrape(daemon);
+        return valueOf(text, 'avax_source_up', { node: 'data_api', source: 'example_data_api_validations' }) === 1;
+      }, 10_000);
+      expect(text).toContain(
+        '# HELP avax_example_data_api_validations Validations the Data API lists for a watched node id (an example source).\n# TYPE avax_example_data_api_validations gauge\n',
+      );
+      expect(valueOf(text, 'avax_example_data_api_validations', { network: 'mainnet', node_id: nodeId })).toBe(listed);
+      const status = (await (await fetch(`${daemon.url}/-/status`)).json()) as { sources: { node: string; source: string; up: boolean }[] };
+      expect(status.sources).toContainEqual(expect.objectContaining({ node: 'data_api', source: 'example_data_api_validations', up: true }));
+      const page = await (await fetch(`${daemon.url}/`)).text();
+      expect(page).toContain('<h3>Validations the Data API lists</h3>');
+      expect(page).toContain(`${nodeId}: ${listed} validations`);
+    } finally {
+      await daemon.stop();
+      await api.stop();
       await node.stop();
     }
   });

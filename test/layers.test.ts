@@ -16,13 +16,13 @@ async function importErrors(path: string, code: string): Promise<string[]> {
   return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
-// The snippets are linted as src/sources/peers/collect.ts: their specifiers climb from there, not from test/.
+// The snippets are linted as src/sources/node/peers/collect.ts: their specifiers climb from there, not from test/.
 const UP = ['..', '..'].join('/');
 
 describe('the lint enforces the direction of imports', () => {
   it('refuses a source that imports the exposition, the server or the daemon, type imports included', async () => {
     const errors = await importErrors(
-      'src/sources/peers/collect.ts',
+      'src/sources/node/peers/collect.ts',
       [
         `import type { SourceState } from '${UP}/state/store.js';`,
         `import type { Sample } from '${UP}/metrics/metric-defs.js';`,
