@@ -14,11 +14,11 @@ import tseslint from 'typescript-eslint';
 const LAYERS = [
   { name: 'leaves', modules: ['domain/', 'http/', 'metrics/', 'runtime/', 'log.ts'] },
   { name: 'config', modules: ['config/'] },
-  { name: 'state and the fakes', modules: ['state/', 'fake/'] },
+  { name: 'state, the fakes and the Data API client', modules: ['state/', 'fake/', 'data-api/'] },
   { name: 'status kit', modules: ['status/'] },
   { name: 'sources', modules: ['sources/'] },
   { name: 'scheduler and exposition', modules: ['scheduler.ts', 'exposition/'] },
-  { name: 'data-api and probe', modules: ['data-api/', 'probe/'] },
+  { name: 'probe', modules: ['probe/'] },
   { name: 'server', modules: ['server/'] },
   { name: 'daemon parts', modules: ['daemon/'] },
   { name: 'daemon', modules: ['daemon.ts'] },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { l1ValidatorItem, toL1Validation } from '../src/sources/data-api/l1-validators/index.js';
 import { collectDataApiL1Validators, collectWatchedL1Config } from '../src/sources/data-api/l1-validators/collect.js';
-import { blockItem } from '../src/sources/data-api/shared/schemas.js';
+import { blockItem } from '../src/sources/data-api/common/schemas.js';
 import { collectDataApiBlocks } from '../src/sources/data-api/blocks/collect.js';
 import { FAKE_OTHER_L1_SUBNET_ID, FAKE_OTHER_L1_VALIDATION_ID, FakeDataApi, makeFakeBlock, makeFakeL1Validator } from '../src/fake/fake-data-api.js';
 import { FakeNode } from '../src/fake/fake-node.js';

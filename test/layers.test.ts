@@ -17,7 +17,7 @@ async function importErrors(path: string, code: string): Promise<string[]> {
 }
 
 // The snippets are linted as src/sources/node/peers/collect.ts: their specifiers climb from there, not from test/.
-const UP = ['..', '..'].join('/');
+const UP = ['..', '..', '..'].join('/');
 
 describe('the lint enforces the direction of imports', () => {
   it('refuses a source that imports the exposition, the server or the daemon, type imports included', async () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConfig, loadConfig } from '../src/config/load.js';
 import { isValidBech32 } from '../src/config/addresses.js';
-import { baseUnitsToWhole, collectAddressBalances } from '../src/sources/shared/address-balances/collect.js';
+import { baseUnitsToWhole, collectAddressBalances } from '../src/sources/common/address-balances/collect.js';
 import { networkLabel } from '../src/sources/node/address-balances/index.js';
 import { AVAX_ASSET_IDS, networkLabelOf, spendableNavax } from '../src/sources/data-api/address-balances/index.js';
 import { UpstreamError } from '../src/http/errors.js';

@@ -1,6 +1,6 @@
 import type { StateStore } from '../state/store.js';
 import { sourcesByName, type SourceCatalog } from '../sources/catalog.js';
-import { collectDataApiStats } from '../sources/data-api/shared/stats.js';
+import { collectDataApiStats } from '../sources/data-api/common/stats.js';
 import { collectWatchedL1Config } from '../sources/data-api/l1-validators/collect.js';
 import type { ProbeService } from '../probe/probe-service.js';
 import type { Sample } from '../metrics/metric-defs.js';

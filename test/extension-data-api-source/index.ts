@@ -38,7 +38,6 @@ export const validationCountSource = defineDataApiSource<ValidationCountValue>({
   status: {
     order: 70,
     badges: (v, kit) => [kit.badge('example-validations', 'ok', `${v.counts.length} node ids counted`)],
-    section: (v, kit) =>
-      `<h3>Validations the Data API lists</h3>\n${kit.note(v.counts.map((c) => `${c.nodeId}: ${c.validations} validations`).join('; '))}`,
+    section: (v, kit) => `<h3>Validations the Data API lists</h3>\n${kit.note(v.counts.map((c) => `${c.nodeId}: ${c.validations} validations`).join('; '))}`,
   },
 });

@@ -15,6 +15,7 @@ const nodeIpResult = z.object({ ip: z.string() });
 /** info.getNodeIP: the address the node advertises to its peers. */
 export const nodeIpSource = defineNodeSource<NodeIpValue>({
   name: 'example_node_ip',
+  rpcMethods: ['info.getNodeIP'],
   async poll(ctx) {
     return { ip: (await ctx.rpc.call('/ext/info', 'info.getNodeIP', {}, nodeIpResult, ctx.deadline)).ip };
   },

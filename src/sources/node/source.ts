@@ -65,6 +65,13 @@ export interface NodeSourceDef<T> extends SourceDef<T, PollContext> {
    * serve the rest of the same round). Pure.
    */
   learn?(value: T): Partial<KnownNodeFacts>;
+  /**
+   * The JSON-RPC methods it may call on the node, every one a read. The
+   * exporter only ever reads from a node: test/security/secrets.test.ts
+   * fails on a call no source of the catalog declares, and on a declared
+   * method whose name is not a read's.
+   */
+  readonly rpcMethods?: readonly string[];
 }
 
 /** Helper that keeps the value type of a node source's definition. */

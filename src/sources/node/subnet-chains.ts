@@ -43,6 +43,9 @@ async function checkNames(ctx: PollContext, path: string): Promise<string[]> {
  * health and info APIs every node serves (platform.getBlockchains is
  * deprecated).
  */
+/** The JSON-RPC methods the helpers below call, for the `rpcMethods` of the sources that use them. */
+export const SUBNET_CHAINS_RPC_METHODS = ['info.getBlockchainID'] as const;
+
 export async function chainsOfSubnet(ctx: PollContext, subnetId: string): Promise<SubnetChain[]> {
   const [tagged, application] = await Promise.all([
     checkNames(ctx, `/ext/health?tag=${encodeURIComponent(subnetId)}`),

@@ -3,9 +3,9 @@ import { UpstreamError } from '../../../http/errors.js';
 import { uintString } from '../../../http/wire.js';
 import { networkOfPAddress, type WatchedAddress } from '../../../config/addresses.js';
 import type { DataApiNetwork } from '../../../data-api/client.js';
-import { aboutAddress } from '../../shared/address-balances/about-address.js';
-import { collectAddressBalances } from '../../shared/address-balances/collect.js';
-import type { AddressBalance, AddressBalancesValue } from '../../shared/address-balances/value.js';
+import { aboutAddress } from '../../common/address-balances/about-address.js';
+import { collectAddressBalances } from '../../common/address-balances/collect.js';
+import type { AddressBalance, AddressBalancesValue } from '../../common/address-balances/value.js';
 import { defineDataApiSource, type DataApiContext } from '../source.js';
 
 /** The asset id of AVAX, by the network it lives on (`testnet` is fuji). */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Deadline } from '../../../http/json-rpc.js';
 import { defineDataApiSource, type DataApiContext } from '../source.js';
-import { blockItem, isNotServed } from '../shared/schemas.js';
-import { DATA_API_CHAINS, type PrimaryChain } from '../shared/chains.js';
+import { blockItem, isNotServed } from '../common/schemas.js';
+import { DATA_API_CHAINS, type PrimaryChain } from '../common/chains.js';
 import { collectDataApiBlocks } from './collect.js';
 import { dataApiBlocksSection } from './status.js';
 import type { ChainHead, DataApiBlocksValue } from './value.js';

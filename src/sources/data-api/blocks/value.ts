@@ -1,5 +1,5 @@
 import type { DataApiNetwork } from '../../../data-api/client.js';
-import type { PrimaryChain } from '../shared/chains.js';
+import type { PrimaryChain } from '../common/chains.js';
 
 /** The latest block of a chain as the service has indexed it. */
 export interface ChainHead {

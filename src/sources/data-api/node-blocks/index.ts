@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { isServiceNotFound } from '../../../data-api/client.js';
 import { defineDataApiSource, type DataApiContext } from '../source.js';
-import { blockItem, isNotServed, type BlockItem } from '../shared/schemas.js';
-import { DATA_API_CHAINS, type PrimaryChain } from '../shared/chains.js';
+import { blockItem, isNotServed, type BlockItem } from '../common/schemas.js';
+import { DATA_API_CHAINS, type PrimaryChain } from '../common/chains.js';
 import { collectDataApiNodeBlocks } from './collect.js';
 import { advanceProposer, isNew } from './proposer.js';
 import type { DataApiNodeBlocksValue, ProposerState } from './value.js';

@@ -2,8 +2,8 @@
  * The proposer arithmetic of the node-blocks source: which listed blocks are
  * new, and the next count. Pure.
  */
-import type { BlockItem } from '../shared/schemas.js';
-import type { PrimaryChain } from '../shared/chains.js';
+import type { BlockItem } from '../common/schemas.js';
+import type { PrimaryChain } from '../common/chains.js';
 import type { ProposerState } from './value.js';
 
 /** Whether a listed block is newer than what a proposer state already counted. */

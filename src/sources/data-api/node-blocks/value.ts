@@ -1,5 +1,5 @@
 import type { DataApiNetwork } from '../../../data-api/client.js';
-import type { PrimaryChain } from '../shared/chains.js';
+import type { PrimaryChain } from '../common/chains.js';
 
 /** What is known of the blocks one validator proposed on one chain. */
 export interface ProposerState {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { finiteNumber, uintString } from '../../../http/wire.js';
 import { isServiceNotFound } from '../../../data-api/client.js';
 import { defineDataApiSource, type DataApiContext } from '../source.js';
-import { lenient, seconds } from '../shared/schemas.js';
-import type { PrimaryChain } from '../shared/chains.js';
+import { lenient, seconds } from '../common/schemas.js';
+import type { PrimaryChain } from '../common/chains.js';
 import { validatorsSource } from '../../node/validators/index.js';
 import { dataApiNodeBlocksSource } from '../node-blocks/index.js';
 import { collectDataApiValidators } from './collect.js';
@@ -21,7 +21,7 @@ const rewardsObject = z.object({ validationRewardAmount: lenient(uintString), de
  * made up). The fields the real service adds (uptime performance, health,
  * version, delegation capacity, potential rewards; a completed validation's
  * rewards, a removed one's removal time) are read leniently: see
- * `lenient` (../shared/schemas.ts). Unknown fields are ignored.
+ * `lenient` (../common/schemas.ts). Unknown fields are ignored.
  */
 export const validationItem = z.object({
   txHash: z.string(),

@@ -1,5 +1,5 @@
 import type { DataApiNetwork } from '../../../data-api/client.js';
-import type { PrimaryChain } from '../shared/chains.js';
+import type { PrimaryChain } from '../common/chains.js';
 
 /** Validation statuses of the service, the `status` label values. */
 export const VALIDATION_STATUSES = ['active', 'pending', 'completed', 'removed'] as const;

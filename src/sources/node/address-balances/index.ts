@@ -1,9 +1,9 @@
 import { UpstreamError } from '../../../http/errors.js';
 import { hexQuantity } from '../../../http/wire.js';
 import type { WatchedAddress } from '../../../config/addresses.js';
-import { aboutAddress } from '../../shared/address-balances/about-address.js';
-import { collectAddressBalances } from '../../shared/address-balances/collect.js';
-import type { AddressBalance, AddressBalancesValue } from '../../shared/address-balances/value.js';
+import { aboutAddress } from '../../common/address-balances/about-address.js';
+import { collectAddressBalances } from '../../common/address-balances/collect.js';
+import type { AddressBalance, AddressBalancesValue } from '../../common/address-balances/value.js';
 import { defineNodeSource, type KnownNodeFacts, type PollContext } from '../source.js';
 
 /** Decimals of the native token of every EVM chain (wei). */
@@ -44,6 +44,7 @@ async function balanceOf(ctx: PollContext, a: WatchedAddress): Promise<AddressBa
  */
 export const addressBalancesSource = defineNodeSource<AddressBalancesValue>({
   name: 'address_balances',
+  rpcMethods: ['eth_getBalance'],
   appliesTo: (node) => (node.addresses?.length ?? 0) > 0,
   async poll(ctx) {
     const network = networkLabel(ctx.known);

@@ -52,6 +52,7 @@ async function watchedBlockchains(
  */
 export const blockchainStatusSource = defineNodeSource<BlockchainStatusValue>({
   name: 'blockchain_status',
+  rpcMethods: ['platform.getBlockchains', 'platform.getBlockchainStatus'],
   appliesTo: (node) => node.watch.subnetIds.length > 0,
   async poll(ctx, previous) {
     const { subnetChains, chainVms } = await watchedBlockchains(ctx, previous);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineNodeSource } from '../source.js';
 import { isPartialSyncReport, primaryChainsRun, readHealthReport } from '../health/index.js';
 import { RpcError } from '../../../http/json-rpc.js';
-import { watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
+import { SUBNET_CHAINS_RPC_METHODS, watchedSubnetChains, type SubnetChains } from '../subnet-chains.js';
 import { collectBootstrapped } from './collect.js';
 import { bootstrappedStatus } from './status.js';
 import type { BootstrappedValue } from './value.js';
@@ -72,6 +72,7 @@ export function runningChains(cached: SubnetChains, checks: Readonly<Record<stri
  */
 export const bootstrappedSource = defineNodeSource<BootstrappedValue>({
   name: 'bootstrapped',
+  rpcMethods: ['info.isBootstrapped', ...SUBNET_CHAINS_RPC_METHODS],
   status: bootstrappedStatus,
   async poll(ctx, previous) {
     // Started first, alongside the chain lists; never rejects. Waited for at

@@ -14,7 +14,14 @@ const heightResult = z.object({ height: uintString });
  * never created (vms/platformvm/vm.go initBlockchains), so the source asks its
  * health report first and does not call the chain then.
  */
-function heightSource(name: string, chain: string, path: string, method: string, schema: z.ZodType<bigint>, primaryOnly: boolean): NodeSourceDef<ChainHeightValue> {
+function heightSource(
+  name: string,
+  chain: string,
+  path: string,
+  method: string,
+  schema: z.ZodType<bigint>,
+  primaryOnly: boolean,
+): NodeSourceDef<ChainHeightValue> {
   return defineNodeSource<ChainHeightValue>({
     name,
     async poll(ctx, previous) {
@@ -22,6 +29,7 @@ function heightSource(name: string, chain: string, path: string, method: string,
       const params = method.startsWith('eth_') ? [] : {};
       return { chain, height: await ctx.rpc.call(path, method, params, schema, ctx.deadline) };
     },
+    rpcMethods: [method],
     collect: collectChainHeight,
   });
 }

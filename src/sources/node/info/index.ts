@@ -63,6 +63,7 @@ export function parseUpgrades(raw: Readonly<Record<string, unknown>>): Upgrade[]
  */
 export const infoSource = defineNodeSource<InfoValue>({
   name: 'info',
+  rpcMethods: ['info.getNodeID', 'info.getNetworkID', 'info.getNetworkName', 'info.getNodeVersion', 'info.upgrades'],
   identity: true,
   // What the other sources need to know about the node: its id (watched by default), network (a
   // change is a failure), version (compared with the stake majority) and the ACP-267 activation.

@@ -4,7 +4,7 @@ import { parseJsonBody, rejectHttpStatus } from '../../../http/json-rpc.js';
 import { describeIssues } from '../../../http/wire.js';
 import { healthBodySchema } from '../health/index.js';
 import { defineNodeSource, type PollContext } from '../source.js';
-import { watchedSubnetChains, type SubnetChain } from '../subnet-chains.js';
+import { SUBNET_CHAINS_RPC_METHODS, watchedSubnetChains, type SubnetChain } from '../subnet-chains.js';
 import { collectL1Health } from './collect.js';
 import type { L1ChainHealth, L1HealthValue } from './value.js';
 export type { L1ChainHealth, L1HealthValue } from './value.js';
@@ -56,6 +56,7 @@ async function taggedReport(ctx: PollContext, subnetId: string): Promise<z.outpu
  */
 export const l1HealthSource = defineNodeSource<L1HealthValue>({
   name: 'l1_health',
+  rpcMethods: [...SUBNET_CHAINS_RPC_METHODS],
   appliesTo: (node) => node.watch.subnetIds.length > 0,
   async poll(ctx, previous) {
     const subnetChains = await watchedSubnetChains(ctx, previous?.subnetChains);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { UpstreamError } from '../../../http/errors.js';
 import { finiteNumber } from '../../../http/wire.js';
 import { defineNodeSource } from '../source.js';
-import { watchedSubnetChains } from '../subnet-chains.js';
+import { SUBNET_CHAINS_RPC_METHODS, watchedSubnetChains } from '../subnet-chains.js';
 import { collectL1Uptime } from './collect.js';
 import type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
 export type { L1UptimeRecord, L1ChainUptimes, L1UptimeValue } from './value.js';
@@ -62,6 +62,7 @@ export function capL1Uptimes(records: readonly L1UptimeRecord[], max: number): {
  */
 export const l1UptimeSource = defineNodeSource<L1UptimeValue>({
   name: 'l1_uptime',
+  rpcMethods: ['validators.getCurrentValidators', ...SUBNET_CHAINS_RPC_METHODS],
   appliesTo: (node) => node.watch.subnetIds.length > 0,
   async poll(ctx, previous) {
     const subnetChains = await watchedSubnetChains(ctx, previous?.subnetChains);

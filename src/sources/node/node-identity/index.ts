@@ -57,6 +57,7 @@ export function identityChanges(previous: NodeIdentityValue | undefined, next: N
  */
 export const nodeIdentitySource = defineNodeSource<NodeIdentityValue>({
   name: 'node_identity',
+  rpcMethods: ['info.getNodeIP', 'info.getNodeVersion'],
   changes: identityChanges,
   async poll(ctx, previous) {
     const { ip } = await ctx.rpc.call('/ext/info', 'info.getNodeIP', {}, nodeIpResult, ctx.deadline);

@@ -162,6 +162,7 @@ function sharedStake(ctx: PollContext): Promise<Map<string, bigint>> {
  */
 export const peersSource = defineNodeSource<PeersValue>({
   name: 'peers',
+  rpcMethods: ['info.peers', 'platform.getCurrentValidators'],
   // info.peers is the heaviest answer a node gives (0.6 MB on mainnet) for figures that move over minutes.
   minIntervalMs: (poll) => poll.peersIntervalMs,
   async poll(ctx, previous) {

@@ -19,6 +19,7 @@ export const uptimeResult = z.object({
  */
 export const uptimeSource = defineNodeSource<UptimeValue>({
   name: 'uptime',
+  rpcMethods: ['info.uptime'],
   async poll(ctx) {
     try {
       const r = await ctx.rpc.call('/ext/info', 'info.uptime', {}, uptimeResult, ctx.deadline);

@@ -180,6 +180,7 @@ export function capValidators(subnetId: string, validators: ValidatorRecord[], w
  */
 export const validatorsSource = defineNodeSource<ValidatorsValue>({
   name: 'validators',
+  rpcMethods: ['info.getNodeID', 'platform.getCurrentValidators', 'platform.getValidatorFeeState', 'platform.getL1Validator'],
   changes: validatorChanges,
   status: validatorsStatus,
   async poll(ctx) {
