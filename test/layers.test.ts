@@ -49,6 +49,27 @@ describe('the lint enforces the direction of imports', () => {
     ).toHaveLength(1);
   }, 120_000);
 
+  it('keeps the Data API client under the sources: a Data API source may import it, it may not import a source', async () => {
+    expect(
+      await importErrors(
+        'src/sources/data-api/blocks/index.ts',
+        [
+          "import type { DataApiClient } from '../../../data-api/client.js';",
+          "import type { DataApiContext } from '../source.js';",
+          "import type { AnySource } from '../../source.js';",
+          'export type X = [DataApiClient, DataApiContext, AnySource];',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
+    const errors = await importErrors(
+      'src/data-api/client.ts',
+      "import type { DataApiContext } from '../sources/data-api/source.js';\nexport type X = DataApiContext;\n",
+    );
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('src/data-api/ is in the layer');
+  }, 120_000);
+
   it('lets a layer import the layers below it and its own folder', async () => {
     expect(
       await importErrors(

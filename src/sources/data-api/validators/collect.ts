@@ -4,7 +4,7 @@ import { navaxToAvax } from '../../../http/wire.js';
 import { PRIMARY_NETWORK_ID } from '../../../domain/ids.js';
 import { bit, sample } from '../../sample.js';
 
-/** The `status` series of each validator, in this order (a local list: the sources module imports this one). */
+/** The `status` series of each validator, in this order. */
 const STATUS_SERIES: readonly ValidationStatus[] = ['active', 'pending', 'completed', 'removed'];
 
 /**
