@@ -12,6 +12,9 @@ import { FakeDataApi } from '../src/fake/fake-data-api.js';
 import { CONFIGURED_NODE_SOURCES, DATA_API_SOURCES, NODE_SOURCES, type SourceCatalog } from '../src/sources/catalog.js';
 import { nodeIpSource } from './extension-source/index.js';
 import { validationCountSource } from './extension-data-api-source/index.js';
+import type { NodeSourceDef } from '../src/sources/node/source.js';
+import { testHandle } from '../src/daemon.js';
+import type { NodeIpValue } from './extension-source/value.js';
 import { eventually, scrape, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 /** The product's catalog with one line more in each family (src/sources/catalog.ts, as a fork would edit it). */
@@ -71,6 +74,32 @@ describe('a new source is one folder plus one catalog line', () => {
     } finally {
       await daemon.stop();
       await api.stop();
+      await node.stop();
+    }
+  });
+
+  it("a new source's least interval holds: the daemon's pollers and max ages take it from the sources they were given", async () => {
+    const node = await FakeNode.start();
+    // The example source asked at most once a minute (its own hook, nothing else edited).
+    const slowIpSource: NodeSourceDef<NodeIpValue> = { ...nodeIpSource, name: 'example_slow_ip', minIntervalMs: () => 60_000 };
+    const catalog: SourceCatalog = { node: [...NODE_SOURCES, slowIpSource, ...CONFIGURED_NODE_SOURCES], dataApi: DATA_API_SOURCES };
+    const { daemon } = await startTestDaemon({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '200ms', timeout: '180ms' } }, { sources: catalog });
+    try {
+      await waitUntilAllUp(daemon);
+      const { store } = testHandle(daemon);
+      const first = store.get('n', 'example_slow_ip').lastSuccessMs;
+      const info = store.get('n', 'info').lastSuccessMs;
+      expect(first).toBeDefined();
+      await testHandle(daemon).waitForRounds(4);
+      // Not asked again within the minute, while the other sources poll every round...
+      expect(store.get('n', 'example_slow_ip').lastSuccessMs).toBe(first);
+      expect(store.get('n', 'info').lastSuccessMs).toBeGreaterThan(info ?? 0);
+      // ...and its series stay current that much longer (max age 3 x 200 ms, stretched by the minute).
+      const text = await scrape(daemon);
+      expect(valueOf(text, 'avax_source_max_age_seconds', { node: 'n', source: 'example_slow_ip' })).toBeCloseTo(0.6 + 60, 9);
+      expect(valueOf(text, 'avax_example_node_ip_info', { node: 'n', ip: node.state.nodeIp })).toBe(1);
+    } finally {
+      await daemon.stop();
       await node.stop();
     }
   });
