@@ -16,7 +16,7 @@ async function importErrors(path: string, code: string): Promise<string[]> {
   return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
-// The snippets are linted as src/sources/node/peers/collect.ts: their specifiers climb from there, not from test/.
+// The snippets are linted as files three folders down (src/sources/node/peers/collect.ts, src/sources/data-api/blocks/index.ts): their specifiers climb from there, not from test/.
 const UP = ['..', '..', '..'].join('/');
 
 describe('the lint enforces the direction of imports', () => {
@@ -54,9 +54,9 @@ describe('the lint enforces the direction of imports', () => {
       await importErrors(
         'src/sources/data-api/blocks/index.ts',
         [
-          "import type { DataApiClient } from '../../../data-api/client.js';",
+          `import type { DataApiClient } from '${UP}/data-api/client.js';`,
           "import type { DataApiContext } from '../source.js';",
-          "import type { AnySource } from '../../source.js';",
+          `import type { AnySource } from '${['..', '..'].join('/')}/source.js';`,
           'export type X = [DataApiClient, DataApiContext, AnySource];',
           '',
         ].join('\n'),
