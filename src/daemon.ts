@@ -2,8 +2,7 @@ import type { Config } from './config/load.js';
 import type { Logger } from './log.js';
 import { HttpTransport } from './http/transport.js';
 import { StateStore } from './state/store.js';
-import { NODE_SOURCES, IDENTITY_SOURCE, CONFIGURED_NODE_SOURCES } from './sources/index.js';
-import type { SourceDef } from './sources/source.js';
+import { declaredMetrics, identityOf, PRODUCT_CATALOG, sourcesByName, type SourceCatalog } from './sources/catalog.js';
 import type { Exposition } from './exposition/render.js';
 import { ProcessMetrics } from './exposition/process-metrics.js';
 import { ProbeService } from './probe/probe-service.js';
@@ -12,7 +11,7 @@ import { startDemoUpstreams } from './daemon/demo-start.js';
 import { RenderLoop } from './daemon/render-loop.js';
 import { Fleet } from './daemon/fleet.js';
 import { ConfigReloads, type ReloadResult } from './daemon/config-reload.js';
-import { daemonRenderInput, declaredMetrics, sourcesByName } from './daemon/render-input.js';
+import { daemonRenderInput } from './daemon/render-input.js';
 import { landingPage, statusBody } from './daemon/status.js';
 import { listenDaemonHttp } from './daemon/http.js';
 import { logTransition } from './daemon/log-transition.js';
@@ -39,8 +38,8 @@ export interface Daemon {
 /** Options beyond the config, mostly for tests and the CLI. */
 export interface DaemonOptions {
   logger: Logger;
-  /** Sources to poll (defaults to every node source). */
-  sources?: readonly SourceDef<unknown>[];
+  /** Sources to poll, by family (default: the product's catalog, src/sources/catalog.ts). */
+  sources?: SourceCatalog;
   /** Jitter of the poll interval (fraction); tests set 0. */
   jitter?: number;
   /** Largest upstream response body accepted (default 64 MiB). */
@@ -58,7 +57,7 @@ export interface DaemonOptions {
  */
 export async function startDaemon(config: Config, opts: DaemonOptions): Promise<Daemon> {
   const { logger } = opts;
-  const sources = opts.sources ?? [...NODE_SOURCES, ...CONFIGURED_NODE_SOURCES];
+  const sources = opts.sources ?? PRODUCT_CATALOG;
   const store = new StateStore();
   const transport = new HttpTransport({ maxResponseBytes: opts.maxResponseBytes });
   const processMetrics = new ProcessMetrics();
@@ -73,8 +72,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
     config: () => fleet.config,
     nodes: () => fleet.nodes,
     store,
-    sources,
-    identitySource: IDENTITY_SOURCE,
+    sources: sources.node,
+    identitySource: identityOf(sources.node).name,
     transport,
     logger,
     onTransitions: (ts) => ts.forEach((t) => logTransition(logger, t)),

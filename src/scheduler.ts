@@ -2,9 +2,10 @@ import { setMaxListeners } from 'node:events';
 import type { NodeConfig } from './config/load.js';
 import { UpstreamError, toUpstreamError, type FailureReason } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
-import type { NetworkShared } from './sources/network-shared.js';
+import type { NetworkShared } from './sources/node/network-shared.js';
 import { ByteBudget, RESPONSE_CAPS, ROUND_BUDGET_BYTES, type HttpResponse, type HttpTransport } from './http/transport.js';
-import type { BaseContext, KnownNodeFacts, PollContext, SourceDef } from './sources/source.js';
+import type { BaseContext, SourceDef } from './sources/source.js';
+import type { KnownNodeFacts, NodeSourceDef, PollContext } from './sources/node/source.js';
 import type { StateStore, StateTransition } from './state/store.js';
 import { makeRedactor, secretsOf } from './http/redact.js';
 
@@ -18,19 +19,25 @@ import { makeRedactor, secretsOf } from './http/redact.js';
  */
 const NODE_DOWN_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['connect', 'timeout', 'network_mismatch']);
 
-/** What a poller needs: its timing, its sources, and how to build a poll context. */
-export interface PollerOptions<C extends BaseContext> {
+/** What a poller needs: its timing, its sources (of one family, `S`), and how to build a poll context. */
+export interface PollerOptions<C extends BaseContext, S extends SourceDef<unknown, C> = SourceDef<unknown, C>> {
   /** The poller's name: the `node` label of every series it produces. */
   name: string;
   intervalMs: number;
   timeoutMs: number;
   /** Fraction of the interval by which each wait is randomly shifted (spreads load across targets). */
   jitter?: number;
-  sources: readonly SourceDef<unknown, C>[];
+  sources: readonly S[];
+  /**
+   * The source asked first in every round (a node's identity source): when it
+   * fails because the target is out of reach, every other source is recorded
+   * down for the same reason without being asked.
+   */
+  first?: S;
   /** Builds the context of one round. */
   makeContext: (deadline: Deadline, round: number) => C;
-  /** Called with what a source's new value teaches about the target (its `learn` hook). */
-  onLearn?: (facts: Partial<KnownNodeFacts>) => void;
+  /** Called with each new value of a source (a node poller learns facts about its node from it). */
+  onValue?: (source: S, value: unknown) => void;
   store: StateStore;
   /** Called after every completed round. */
   onRound: (name: string, transitions: StateTransition[]) => void;
@@ -90,7 +97,7 @@ export interface PollerHandle {
  * one interval (with jitter) after the previous one started, or at once if it
  * overran.
  */
-export class Poller<C extends BaseContext = PollContext> implements PollerHandle {
+export class Poller<C extends BaseContext = PollContext, S extends SourceDef<unknown, C> = SourceDef<unknown, C>> implements PollerHandle {
   #round = 0;
   #timer: NodeJS.Timeout | undefined;
   #inflight: Promise<void> | undefined;
@@ -99,7 +106,7 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
   /** Rounds completed so far. */
   completedRounds = 0;
 
-  constructor(private readonly opts: PollerOptions<C>) {}
+  constructor(private readonly opts: PollerOptions<C, S>) {}
 
   /** The poller's name (the `node` label). */
   get name(): string {
@@ -145,8 +152,8 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
     const transitions: StateTransition[] = [];
     const ctx = this.opts.makeContext(deadline, round);
     try {
-      // The identity source (one per registry) runs first; a node out of reach fails the round there.
-      const identity = this.opts.sources.find((s) => s.identity);
+      // The identity source (one per catalog) runs first; a node out of reach fails the round there.
+      const identity = this.opts.first;
       const rest = this.opts.sources.filter((s) => s !== identity);
       let nodeDown: UpstreamError | undefined;
       if (identity) {
@@ -188,7 +195,7 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
     return Date.now() - lastStart + this.opts.intervalMs / 2 >= min;
   }
 
-  async #pollOne(source: SourceDef<unknown, C>, ctx: C, transitions: StateTransition[]): Promise<UpstreamError | undefined> {
+  async #pollOne(source: S, ctx: C, transitions: StateTransition[]): Promise<UpstreamError | undefined> {
     const startedMs = Date.now();
     const t0 = performance.now();
     const name = this.opts.name;
@@ -200,8 +207,7 @@ export class Poller<C extends BaseContext = PollContext> implements PollerHandle
       const value = await source.poll(ctx, previous);
       for (const change of source.changes?.(previous, value) ?? []) transitions.push({ node: name, source: source.name, kind: change.kind, change });
       transition = this.opts.store.record(name, source.name, { ok: true, value, startedMs, durationMs: performance.now() - t0 });
-      const facts = source.learn?.(value);
-      if (facts) this.opts.onLearn?.(facts);
+      this.opts.onValue?.(source, value);
     } catch (err) {
       failure = classifyPollError(err, ctx.deadline.signal.aborted);
       // Redacted in place: a per-round shared answer's error may be seen by several sources, and redacting twice changes nothing.
@@ -218,7 +224,7 @@ export interface NodePollerOptions {
   intervalMs: number;
   timeoutMs: number;
   jitter?: number;
-  sources: readonly SourceDef<unknown>[];
+  sources: readonly NodeSourceDef<unknown>[];
   transport: HttpTransport;
   store: StateStore;
   onRound: (name: string, transitions: StateTransition[]) => void;
@@ -281,7 +287,7 @@ export function startSpread(pollers: readonly PollerHandle[], intervalMs: number
 }
 
 /** A poller for one AvalancheGo node, with the facts it learned about the node. */
-export class NodePoller extends Poller<PollContext> {
+export class NodePoller extends Poller<PollContext, NodeSourceDef<unknown>> {
   readonly known: KnownNodeFacts;
 
   constructor(
@@ -291,13 +297,16 @@ export class NodePoller extends Poller<PollContext> {
     const known: KnownNodeFacts = {};
     const { url, headers } = splitCredentials(node.url, node.headers);
     const rpc = new JsonRpcClient(opts.transport, url, headers);
+    const sources = opts.sources.filter((src) => src.appliesTo?.(node) ?? true);
+    const first = sources.find((s) => s.identity);
     super({
       redact: makeRedactor(secretsOf({ url: node.url, headers: node.headers, secretHeaders: node.secretHeaders })),
       name: node.name,
       intervalMs: opts.intervalMs,
       timeoutMs: opts.timeoutMs,
       jitter: opts.jitter,
-      sources: opts.sources.filter((src) => src.appliesTo?.(node) ?? true),
+      sources,
+      ...(first ? { first } : {}),
       store: opts.store,
       onRound: opts.onRound,
       ...(opts.minIntervalMs ? { minIntervalMs: opts.minIntervalMs } : {}),
@@ -316,7 +325,7 @@ export class NodePoller extends Poller<PollContext> {
         };
       },
       // Sources learn facts about the node (its id, network, version) for the ones polled after them.
-      onLearn: (facts) => Object.assign(known, facts),
+      onValue: (source, value) => Object.assign(known, source.learn?.(value)),
     });
     this.known = known;
   }

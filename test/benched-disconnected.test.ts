@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { generatePeers, FIXTURE_IDS, fixtureValidatorFor } from './fakes/fake-data.js';
-import { collectHealth } from '../src/sources/health/collect.js';
-import { collectPeers } from '../src/sources/peers/collect.js';
-import { chainNetworkingFrom, healthBodySchema, healthValueFrom, type HealthAnswer } from '../src/sources/health/index.js';
-import { MAX_BENCHED_PEERS, benchedPeersFrom, peersResult, peersValueFrom, watchedBenchedFrom } from '../src/sources/peers/index.js';
+import { collectHealth } from '../src/sources/node/health/collect.js';
+import { collectPeers } from '../src/sources/node/peers/collect.js';
+import { chainNetworkingFrom, healthBodySchema, healthValueFrom, type HealthAnswer } from '../src/sources/node/health/index.js';
+import { MAX_BENCHED_PEERS, benchedPeersFrom, peersResult, peersValueFrom, watchedBenchedFrom } from '../src/sources/node/peers/index.js';
 import type { Sample } from '../src/metrics/metric-defs.js';
 import { fixtureResult, loadFixture } from './helpers/fixtures.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';

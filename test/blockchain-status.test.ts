@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeNode } from './fakes/fake-node.js';
 import { defaultFakeState, FIXTURE_IDS, idFrom } from './fakes/fake-data.js';
 import { chainSyncing, untrackedSubnet } from './fakes/real-modes.js';
-import { collectBlockchainStatus } from '../src/sources/blockchain-status/collect.js';
-import { blockchainStatusChanges } from '../src/sources/blockchain-status/changes.js';
+import { collectBlockchainStatus } from '../src/sources/node/blockchain-status/collect.js';
+import { blockchainStatusChanges } from '../src/sources/node/blockchain-status/changes.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from './helpers/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;

@@ -10,8 +10,8 @@ import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
 import type { FakeNode } from './fakes/fake-node.js';
 import { HttpTransport, type HttpResponse } from '../src/http/transport.js';
 import { NodePoller } from '../src/scheduler.js';
-import { healthSaysAllBootstrapped } from '../src/sources/bootstrapped/index.js';
-import { defineSource } from '../src/sources/source.js';
+import { healthSaysAllBootstrapped } from '../src/sources/node/bootstrapped/index.js';
+import { defineNodeSource } from '../src/sources/node/source.js';
 import { StateStore } from '../src/state/store.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { callsInOneRound, perTestResources, scrape, valueOf, waitUntilAllUp } from './helpers/daemon.js';
@@ -157,7 +157,7 @@ describe('GETs are single-flight per round', () => {
     transports.push(transport);
     const seen: Record<string, HttpResponse[]> = { a: [], b: [] };
     const asker = (name: 'a' | 'b') =>
-      defineSource<number>({
+      defineNodeSource<number>({
         name,
         async poll(ctx) {
           const [health, readiness] = await Promise.all([ctx.get('/ext/health'), ctx.get('/ext/health/readiness')]);

@@ -6,9 +6,9 @@ import { FakeNode } from './fakes/fake-node.js';
 import { failure } from './helpers/upstream.js';
 import { JsonRpcClient, RpcError, parseRetryAfter, type Deadline } from '../src/http/json-rpc.js';
 import { HttpTransport } from '../src/http/transport.js';
-import { healthSource } from '../src/sources/health/index.js';
-import { nodeIdResult } from '../src/sources/info/index.js';
-import type { PollContext } from '../src/sources/source.js';
+import { healthSource } from '../src/sources/node/health/index.js';
+import { nodeIdResult } from '../src/sources/node/info/index.js';
+import type { PollContext } from '../src/sources/node/source.js';
 
 let node: FakeNode;
 let transport: HttpTransport;

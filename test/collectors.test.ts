@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureResult, loadFixture } from './helpers/fixtures.js';
-import { healthBodySchema, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/health/index.js';
-import { infoSource, parseUpgrades, upgradesResult } from '../src/sources/info/index.js';
-import { peersResult, peersSource, peersValueFrom } from '../src/sources/peers/index.js';
-import { uptimeResult, uptimeSource } from '../src/sources/uptime/index.js';
-import { PRIMARY_NETWORK_ID, capValidators, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/validators/index.js';
-import { pChainSource, cChainSource } from '../src/sources/chain-height/index.js';
-import { bootstrappedSource } from '../src/sources/bootstrapped/index.js';
-import { REWARD_UPTIME_UPGRADE, rewardUptimeUpgradeTime } from '../src/sources/info/index.js';
-import { validatorFeeStateResult } from '../src/sources/validators/index.js';
-import { l1UptimeResult, l1UptimeSource, toL1UptimeRecord } from '../src/sources/l1-uptime/index.js';
+import { healthBodySchema, healthSource, healthValueFrom, type HealthAnswer } from '../src/sources/node/health/index.js';
+import { infoSource, parseUpgrades, upgradesResult } from '../src/sources/node/info/index.js';
+import { peersResult, peersSource, peersValueFrom } from '../src/sources/node/peers/index.js';
+import { uptimeResult, uptimeSource } from '../src/sources/node/uptime/index.js';
+import { PRIMARY_NETWORK_ID, capValidators, toRecord, validatorsResult, validatorsSource, type ValidatorsValue } from '../src/sources/node/validators/index.js';
+import { pChainSource, cChainSource } from '../src/sources/node/chain-height/index.js';
+import { bootstrappedSource } from '../src/sources/node/bootstrapped/index.js';
+import { REWARD_UPTIME_UPGRADE, rewardUptimeUpgradeTime } from '../src/sources/node/info/index.js';
+import { validatorFeeStateResult } from '../src/sources/node/validators/index.js';
+import { l1UptimeResult, l1UptimeSource, toL1UptimeRecord } from '../src/sources/node/l1-uptime/index.js';
 import { nearestRank } from '../src/domain/rules.js';
 import type { Sample } from '../src/metrics/metric-defs.js';
 

@@ -4,7 +4,10 @@ import { defaultFakeDataApiState, FakeDataApi, fixtureActiveValidation } from '.
 import { FIXTURE_IDS, FIXTURE_NOW } from './fakes/fake-data.js';
 import { DataApiClient, DataApiHttpError, type DataApiClientOptions } from '../src/data-api/client.js';
 import { TokenBucket } from '../src/data-api/token-bucket.js';
-import { dataApiBlocksSource, dataApiNodeBlocksSource, dataApiValidatorsSource, validationItem, type DataApiContext } from '../src/data-api/sources.js';
+import type { DataApiContext } from '../src/sources/data-api/source.js';
+import { dataApiBlocksSource } from '../src/sources/data-api/blocks/index.js';
+import { dataApiNodeBlocksSource } from '../src/sources/data-api/node-blocks/index.js';
+import { dataApiValidatorsSource, validationItem } from '../src/sources/data-api/validators/index.js';
 import { failure } from './helpers/upstream.js';
 import { setMaxListeners } from 'node:events';
 import type { Deadline } from '../src/http/json-rpc.js';

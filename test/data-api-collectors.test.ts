@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadFixture } from './helpers/fixtures.js';
-import {
-  advanceProposer,
-  blockItem,
-  dataApiBlocksSource,
-  dataApiNodeBlocksSource,
-  dataApiValidatorsSource,
-  toValidation,
-  validationItem,
-  validationListItem,
-  type BlockItem,
-  type DataApiValidation,
-  type DataApiValidatorsValue,
-} from '../src/data-api/sources.js';
-import { collectDataApiStats, currentValidation } from '../src/data-api/collect.js';
+import { advanceProposer } from '../src/sources/data-api/node-blocks/proposer.js';
+import { blockItem, type BlockItem } from '../src/sources/data-api/common/schemas.js';
+import { dataApiBlocksSource } from '../src/sources/data-api/blocks/index.js';
+import { dataApiNodeBlocksSource } from '../src/sources/data-api/node-blocks/index.js';
+import { dataApiValidatorsSource, toValidation, validationItem, validationListItem } from '../src/sources/data-api/validators/index.js';
+import type { DataApiValidation, DataApiValidatorsValue } from '../src/sources/data-api/validators/value.js';
+import { collectDataApiStats } from '../src/sources/data-api/common/stats.js';
+import { currentValidation } from '../src/sources/data-api/validators/collect.js';
 import { uintString } from '../src/http/wire.js';
 import type { Sample } from '../src/metrics/metric-defs.js';
 

@@ -7,11 +7,11 @@ import { FakeNode } from './fakes/fake-node.js';
 import { FakeDataApi, type FakeDataApiOptions } from './fakes/fake-data-api.js';
 import { FIXTURE_IDS } from './fakes/fake-data.js';
 import type { Daemon } from '../src/daemon.js';
-import { NODE_SOURCES } from '../src/sources/index.js';
+import { NODE_SOURCES } from '../src/sources/catalog.js';
 
 /** The node sources polled for a node that watches no subnet (l1_uptime, l1_health and blockchain_status have nothing to ask it). */
 const POLLED_SOURCES = NODE_SOURCES.filter((s) => s.name !== 'l1_uptime' && s.name !== 'l1_health' && s.name !== 'blockchain_status').map((s) => s.name);
-import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/node/validators/index.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp, type TestDaemon } from './helpers/daemon.js';
 import { testHandle } from '../src/daemon.js';
 

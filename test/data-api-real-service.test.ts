@@ -4,9 +4,11 @@ import { FakeNode } from './fakes/fake-node.js';
 import { FAKE_DENIED_NODE_ID, FakeDataApi, type FakeDataApiOptions } from './fakes/fake-data-api.js';
 import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { DataApiClient } from '../src/data-api/client.js';
-import { dataApiBlocksSource, dataApiValidatorsSource, type DataApiContext } from '../src/data-api/sources.js';
+import type { DataApiContext } from '../src/sources/data-api/source.js';
+import { dataApiBlocksSource } from '../src/sources/data-api/blocks/index.js';
+import { dataApiValidatorsSource } from '../src/sources/data-api/validators/index.js';
 import { HttpTransport } from '../src/http/transport.js';
-import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/node/validators/index.js';
 import { eventually, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 /**

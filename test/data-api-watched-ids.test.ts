@@ -1,11 +1,11 @@
 /**
- * Which validator ids the Data API poller asks about (src/data-api/poller.ts watchedNodeIds):
+ * Which validator ids the Data API poller asks about (src/daemon/data-api-poller.ts watchedNodeIds):
  * each configured node's watch list or its own id, and, in probe or sharded mode, the ids the
  * /probe targets watch (the global --watch.node-id), since such an exporter may have no
  * configured node at all (issue 22, point 10).
  */
 import { describe, expect, it } from 'vitest';
-import { watchedNodeIds } from '../src/data-api/poller.js';
+import { watchedNodeIds } from '../src/daemon/data-api-poller.js';
 import type { NodeConfig } from '../src/config/load.js';
 
 const node = (name: string, nodeIds: string[]): NodeConfig => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeL1Uptime } from './fakes/fake-node.js';
 import { defaultFakeState, FIXTURE_IDS } from './fakes/fake-data.js';
 import { addL1Chain, aliasChain, bootstrappingChain, inactiveL1Validator } from './fakes/real-modes.js';
-import { capL1Uptimes, type L1UptimeRecord } from '../src/sources/l1-uptime/index.js';
+import { capL1Uptimes, type L1UptimeRecord } from '../src/sources/node/l1-uptime/index.js';
 import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from './helpers/daemon.js';
 import { testHandle } from '../src/daemon.js';
 

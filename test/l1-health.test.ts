@@ -16,11 +16,11 @@ import {
   subnetValidatorsOffline,
   untrackedSubnet,
 } from './fakes/real-modes.js';
-import { primaryHealthFrom } from '../src/sources/health/index.js';
-import { l1ChainHealthFrom } from '../src/sources/l1-health/index.js';
-import { collectL1Health } from '../src/sources/l1-health/collect.js';
-import { nodeVitalsFrom } from '../src/sources/node-vitals/index.js';
-import { runningChains } from '../src/sources/bootstrapped/index.js';
+import { primaryHealthFrom } from '../src/sources/node/health/index.js';
+import { l1ChainHealthFrom } from '../src/sources/node/l1-health/index.js';
+import { collectL1Health } from '../src/sources/node/l1-health/collect.js';
+import { nodeVitalsFrom } from '../src/sources/node/node-vitals/index.js';
+import { runningChains } from '../src/sources/node/bootstrapped/index.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from './helpers/daemon.js';
 import { smallL1 } from './helpers/matrix-worlds.js';
 import { testHandle } from '../src/daemon.js';

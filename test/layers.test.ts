@@ -16,13 +16,13 @@ async function importErrors(path: string, code: string): Promise<string[]> {
   return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
-// The snippets are linted as src/sources/peers/collect.ts: their specifiers climb from there, not from test/.
-const UP = ['..', '..'].join('/');
+// The snippets are linted as files three folders down (src/sources/node/peers/collect.ts, src/sources/data-api/blocks/index.ts): their specifiers climb from there, not from test/.
+const UP = ['..', '..', '..'].join('/');
 
 describe('the lint enforces the direction of imports', () => {
   it('refuses a source that imports the exposition, the server or the daemon, type imports included', async () => {
     const errors = await importErrors(
-      'src/sources/peers/collect.ts',
+      'src/sources/node/peers/collect.ts',
       [
         `import type { SourceState } from '${UP}/state/store.js';`,
         `import type { Sample } from '${UP}/metrics/metric-defs.js';`,
@@ -47,6 +47,27 @@ describe('the lint enforces the direction of imports', () => {
     expect(
       await importErrors('src/config/load.ts', "import type { DataApiClient } from '../data-api/client.js';\nexport type X = DataApiClient;\n"),
     ).toHaveLength(1);
+  }, 120_000);
+
+  it('keeps the Data API client under the sources: a Data API source may import it, it may not import a source', async () => {
+    expect(
+      await importErrors(
+        'src/sources/data-api/blocks/index.ts',
+        [
+          `import type { DataApiClient } from '${UP}/data-api/client.js';`,
+          "import type { DataApiContext } from '../source.js';",
+          `import type { AnySource } from '${['..', '..'].join('/')}/source.js';`,
+          'export type X = [DataApiClient, DataApiContext, AnySource];',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
+    const errors = await importErrors(
+      'src/data-api/client.ts',
+      "import type { DataApiContext } from '../sources/data-api/source.js';\nexport type X = DataApiContext;\n",
+    );
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('src/data-api/ is in the layer');
   }, 120_000);
 
   it('lets a layer import the layers below it and its own folder', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { networkIdResult } from '../src/sources/info/index.js';
-import { peersResult } from '../src/sources/peers/index.js';
-import { uptimeResult } from '../src/sources/uptime/index.js';
+import { networkIdResult } from '../src/sources/node/info/index.js';
+import { peersResult } from '../src/sources/node/peers/index.js';
+import { uptimeResult } from '../src/sources/node/uptime/index.js';
 import { fixtureResult } from './helpers/fixtures.js';
 
 // Issue 19 point 6: the node interface's specification (shared/seeds/node-jsonrpc-interface.md)

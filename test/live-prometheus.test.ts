@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeNode } from './fakes/fake-node.js';
 import { FakeDataApi } from './fakes/fake-data-api.js';
 import { FIXTURE_IDS, fixtureValidatorFor } from './fakes/fake-data.js';
-import { PRIMARY_NETWORK_ID } from '../src/sources/validators/index.js';
+import { PRIMARY_NETWORK_ID } from '../src/sources/node/validators/index.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, type Prometheus, waitFor as waitUntil } from './helpers/prometheus.js';
 import {

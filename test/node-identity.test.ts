@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collectNodeIdentity } from '../src/sources/node-identity/collect.js';
-import { identityChanges, nodeIpResult, vmVersionsResult, vmVersionsOf } from '../src/sources/node-identity/index.js';
+import { collectNodeIdentity } from '../src/sources/node/node-identity/collect.js';
+import { identityChanges, nodeIpResult, vmVersionsResult, vmVersionsOf } from '../src/sources/node/node-identity/index.js';
 import { ipChangedMode, pluginVmMode } from './fakes/real-modes.js';
 import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { callsInOneRound, eventually, perTestResources, scrape, seriesOf, waitUntilAllUp } from './helpers/daemon.js';

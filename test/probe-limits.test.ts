@@ -9,7 +9,7 @@ import { buildConfig } from '../src/config/load.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { createLogger } from '../src/log.js';
 import { ProbeService, REFUSAL_WARN_BURST } from '../src/probe/probe-service.js';
-import { IDENTITY_SOURCE, NODE_SOURCES } from '../src/sources/index.js';
+import { IDENTITY_SOURCE, NODE_SOURCES } from '../src/sources/catalog.js';
 import { StateStore } from '../src/state/store.js';
 import { LogCapture, perTestResources, valueOf } from './helpers/daemon.js';
 

@@ -27,7 +27,7 @@ import { createProbeHandler } from '../src/server/probe.js';
 import { createExporterServer } from '../src/server/server.js';
 import { createLogger } from '../src/log.js';
 import { ProbeService, resolveProbeTarget } from '../src/probe/probe-service.js';
-import { IDENTITY_SOURCE, NODE_SOURCES } from '../src/sources/index.js';
+import { IDENTITY_SOURCE, NODE_SOURCES } from '../src/sources/catalog.js';
 import { StateStore } from '../src/state/store.js';
 import { eventually, LogCapture, parseExposition, perTestResources, scrape, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 import { problemsOf } from './helpers/config.js';

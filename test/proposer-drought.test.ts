@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_IDS, fixtureValidatorFor } from './fakes/fake-data.js';
-import { stakeSharesOf } from '../src/sources/peers/index.js';
-import { collectPeers } from '../src/sources/peers/collect.js';
+import { stakeSharesOf } from '../src/sources/node/peers/index.js';
+import { collectPeers } from '../src/sources/node/peers/collect.js';
 import { FAKE_DENIED_NODE_ID, FakeDataApi } from './fakes/fake-data-api.js';
 import { FIXTURE_NOW } from './fakes/fake-data.js';
 import { perTestResources, scrape, valueOf, waitUntilAllUp } from './helpers/daemon.js';

@@ -16,9 +16,10 @@ import { StateStore } from '../src/state/store.js';
 import { FakeDataApi } from './fakes/fake-data-api.js';
 import { FIXTURE_IDS } from './fakes/fake-data.js';
 import type { FakeL1Validator } from './fakes/fake-node.js';
-import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../src/sources/validators/index.js';
-import type { HealthValue } from '../src/sources/health/index.js';
-import type { DataApiBlocksValue, DataApiValidatorsValue } from '../src/data-api/sources.js';
+import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../src/sources/node/validators/index.js';
+import type { HealthValue } from '../src/sources/node/health/index.js';
+import type { DataApiBlocksValue } from '../src/sources/data-api/blocks/value.js';
+import type { DataApiValidatorsValue } from '../src/sources/data-api/validators/value.js';
 import { downtimeBudgetSeconds, rewardUptimeThreshold } from '../src/domain/rules.js';
 import { renderLanding } from '../src/server/landing.js';
 import {

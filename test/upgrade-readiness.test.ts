@@ -11,8 +11,8 @@ import { FakeNode } from './fakes/fake-node.js';
 import { FIXTURE_IDS, defaultFakeState, fixtureValidatorFor } from './fakes/fake-data.js';
 import { HttpTransport } from '../src/http/transport.js';
 import { JsonRpcClient } from '../src/http/json-rpc.js';
-import { collectPeers } from '../src/sources/peers/collect.js';
-import { compareNodeVersions, parseNodeVersion } from '../src/sources/peers/node-version.js';
+import { collectPeers } from '../src/sources/node/peers/collect.js';
+import { compareNodeVersions, parseNodeVersion } from '../src/sources/node/peers/node-version.js';
 import {
   STAKE_MAX_AGE_ROUNDS,
   STAKE_RETRY_ROUNDS,
@@ -23,9 +23,9 @@ import {
   stakeWeightedObservedUptime,
   versionStakeFrom,
   type PeersValue,
-} from '../src/sources/peers/index.js';
-import { SLOW_REFRESH_ROUNDS, type KnownNodeFacts, type PollContext } from '../src/sources/source.js';
-import { NetworkShared } from '../src/sources/network-shared.js';
+} from '../src/sources/node/peers/index.js';
+import { SLOW_REFRESH_ROUNDS, type KnownNodeFacts, type PollContext } from '../src/sources/node/source.js';
+import { NetworkShared } from '../src/sources/node/network-shared.js';
 import type { Sample } from '../src/metrics/metric-defs.js';
 import { fixtureResult } from './helpers/fixtures.js';
 import { eventually, perTestResources, scrape, seriesOf, startTestDaemon, valueOf, waitUntilAllUp } from './helpers/daemon.js';

@@ -2,11 +2,12 @@ import type { Config, NodeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { HttpTransport } from '../http/transport.js';
 import type { StateStore, StateTransition } from '../state/store.js';
-import { sourceMinIntervals } from '../sources/index.js';
-import { SLOW_REFRESH_ROUNDS, type SourceDef } from '../sources/source.js';
-import { NetworkShared } from '../sources/network-shared.js';
+import { allSources, sourceMinIntervals, type SourceCatalog } from '../sources/catalog.js';
+import type { PollTiming } from '../sources/source.js';
+import { SLOW_REFRESH_ROUNDS } from '../sources/node/source.js';
+import { NetworkShared } from '../sources/node/network-shared.js';
 import { NodePoller, startSpread, type PollerHandle } from '../scheduler.js';
-import { DataApiPoller, DATA_API_POLLER_NAME } from '../data-api/poller.js';
+import { DataApiPoller, DATA_API_POLLER_NAME } from './data-api-poller.js';
 import { DEFAULT_DATA_API_URL } from '../config/data-api.js';
 import { redactUrl } from '../config/load.js';
 import { BUILD } from './build-info.js';
@@ -26,7 +27,8 @@ export interface FleetOptions {
   config: Config;
   /** The demo's nodes (polled after the configured ones) and Data API, when the daemon runs one. */
   demo: DemoUpstreams;
-  sources: readonly SourceDef<unknown>[];
+  /** The sources the daemon was given, by family. */
+  sources: SourceCatalog;
   transport: HttpTransport;
   store: StateStore;
   logger: Logger;
@@ -66,7 +68,7 @@ export class Fleet {
     this.#nodes = this.#nodesOf(opts.config);
     this.#dataApiUrl = this.#dataApiUrlOf(opts.config);
     this.#maxAgeByNode = new Map([[DATA_API_POLLER_NAME, opts.config.dataApi.maxAgeMs]]);
-    this.#minIntervals = sourceMinIntervals(opts.config.poll);
+    this.#minIntervals = this.#minIntervalsOf(opts.config.poll);
     this.#nodePollers = this.#nodes.map((n) => this.#makeNodePoller(n, opts.config));
     this.#dataApi = this.#makeDataApi(opts.config, this.#dataApiUrl, this.#nodePollers);
   }
@@ -169,7 +171,7 @@ export class Fleet {
     this.#nodes = nextNodes;
     this.#dataApiUrl = nextDataApiUrl;
     this.#maxAgeByNode.set(DATA_API_POLLER_NAME, next.dataApi.maxAgeMs);
-    this.#minIntervals = sourceMinIntervals(next.poll);
+    this.#minIntervals = this.#minIntervalsOf(next.poll);
     this.#nodePollers = nextNodePollers;
     if (nextDataApi !== dataApi) {
       if (!next.dataApi.enabled) store.removeNode(DATA_API_POLLER_NAME);
@@ -204,6 +206,11 @@ export class Fleet {
     rounds.roundsAdvanced();
   };
 
+  /** Least intervals of the sources this fleet polls (the daemon's, not the product's). */
+  #minIntervalsOf(poll: PollTiming): ReadonlyMap<string, number> {
+    return sourceMinIntervals(poll, allSources(this.#opts.sources));
+  }
+
   #nodesOf(c: Config): NodeConfig[] {
     return [...c.nodes, ...this.#opts.demo.nodes];
   }
@@ -216,11 +223,11 @@ export class Fleet {
     const { sources, transport, store, jitter } = this.#opts;
     return new NodePoller(node, {
       network: this.#network,
-      minIntervalMs: sourceMinIntervals(cfg.poll),
+      minIntervalMs: this.#minIntervalsOf(cfg.poll),
       intervalMs: cfg.poll.intervalMs,
       timeoutMs: cfg.poll.timeoutMs,
       jitter,
-      sources,
+      sources: sources.node,
       transport,
       store,
       onRound: this.#onRound,
@@ -228,7 +235,7 @@ export class Fleet {
   }
 
   #makeDataApi(cfg: Config, baseUrl: string, nodeList: readonly NodePoller[]): DataApiPoller | undefined {
-    const { transport, store, jitter } = this.#opts;
+    const { sources, transport, store, jitter } = this.#opts;
     return cfg.dataApi.enabled
       ? new DataApiPoller({
           // The demo's Data API is a local fake with no limit of its own; its three watched ids ask
@@ -236,6 +243,8 @@ export class Fleet {
           // the default burst holds within a short demo poll.
           config:
             baseUrl === this.#opts.demo.dataApiUrl ? { ...cfg.dataApi, rateLimitPerMinute: Math.max(cfg.dataApi.rateLimitPerMinute, 6_000) } : cfg.dataApi,
+          sources: sources.dataApi,
+          minIntervalMs: this.#minIntervalsOf(cfg.poll),
           baseUrl,
           transport,
           store,

@@ -1,10 +1,9 @@
 import type { StateStore } from '../state/store.js';
-import type { SourceDef } from '../sources/source.js';
-import { DATA_API_SOURCES } from '../data-api/sources.js';
-import { collectDataApiStats } from '../data-api/collect.js';
-import { collectWatchedL1Config } from '../data-api/l1-validators/collect.js';
+import { sourcesByName, type SourceCatalog } from '../sources/catalog.js';
+import { collectDataApiStats } from '../sources/data-api/common/stats.js';
+import { collectWatchedL1Config } from '../sources/data-api/l1-validators/collect.js';
 import type { ProbeService } from '../probe/probe-service.js';
-import type { MetricDef, Sample } from '../metrics/metric-defs.js';
+import type { Sample } from '../metrics/metric-defs.js';
 import { BUILD } from './build-info.js';
 import type { Fleet } from './fleet.js';
 import type { ConfigReloads } from './config-reload.js';
@@ -13,23 +12,11 @@ import type { RenderInput } from './render-loop.js';
 /** What /metrics is made of. */
 export interface DaemonRenderInputOptions {
   store: StateStore;
-  /** The node sources polled. */
-  sources: readonly SourceDef<unknown>[];
+  /** The sources the daemon polls, by family (the Data API's registered whether or not it is on, so a reload can turn it on). */
+  sources: SourceCatalog;
   fleet: Fleet;
   probe: ProbeService;
   reloads: ConfigReloads;
-}
-
-/**
- * Every source the daemon may hold values of, by name: the node sources
- * polled, and the Data API's, registered whether or not the Data API is on,
- * so a reload can turn it on. Only their read side (collect, status) is used
- * through this map, so the Data API's poll context does not matter here.
- */
-export function sourcesByName(sources: readonly SourceDef<unknown>[]): Map<string, SourceDef<unknown>> {
-  const byName = new Map<string, SourceDef<unknown>>(sources.map((s) => [s.name, s]));
-  for (const s of DATA_API_SOURCES) byName.set(s.name, s as unknown as SourceDef<unknown>);
-  return byName;
 }
 
 /**
@@ -69,9 +56,4 @@ export function daemonRenderInput({ store, sources, fleet, probe, reloads }: Dae
         extra: selfSamples(prevSeries),
       }),
   };
-}
-
-/** The metric definitions that sources outside the product declare (SourceDef.metrics), for the renderer. */
-export function declaredMetrics(sources: readonly SourceDef<unknown>[]): Record<string, MetricDef> {
-  return Object.assign({}, ...sources.map((s) => s.metrics ?? {})) as Record<string, MetricDef>;
 }

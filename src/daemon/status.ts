@@ -1,10 +1,10 @@
 import { redactConfig, redactUrl } from '../config/load.js';
 import type { StateStore } from '../state/store.js';
-import { DATA_API_POLLER_NAME } from '../data-api/poller.js';
+import { DATA_API_POLLER_NAME } from './data-api-poller.js';
 import { renderLanding } from '../server/landing.js';
 import { BUILD } from './build-info.js';
 import type { Fleet } from './fleet.js';
-import type { SourceDef } from '../sources/source.js';
+import type { AnySource } from '../sources/source.js';
 
 /** What the status views read. */
 export interface StatusViewOptions {
@@ -13,7 +13,7 @@ export interface StatusViewOptions {
   ready: () => boolean;
   lastReloadOk: () => boolean;
   /** Every source by name, for the status page's sections. */
-  sources: ReadonlyMap<string, SourceDef<unknown>>;
+  sources: ReadonlyMap<string, AnySource>;
 }
 
 /** The `/-/status` body: version, readiness, the running configuration (secrets redacted) and each source's state. */

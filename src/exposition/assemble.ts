@@ -1,5 +1,5 @@
 import { FAILURE_REASONS } from '../http/errors.js';
-import type { SourceDef } from '../sources/source.js';
+import type { AnySource } from '../sources/source.js';
 import type { SourceState } from '../state/store.js';
 import type { Sample } from '../metrics/metric-defs.js';
 
@@ -7,7 +7,7 @@ import type { Sample } from '../metrics/metric-defs.js';
 export interface AssembleInput {
   states: readonly SourceState[];
   /** Collector of each source, by source name. */
-  sources: ReadonlyMap<string, SourceDef<unknown>>;
+  sources: ReadonlyMap<string, AnySource>;
   nowMs: number;
   maxAgeMs: number;
   /** Max age of the pollers that have their own (the Data API polls less often than nodes), by poller name. */
@@ -43,7 +43,7 @@ export function assembleSamples(input: AssembleInput): Sample[] {
  */
 export class SampleAssembler {
   /** Collected samples by value; an entry goes with its value. */
-  #collected = new WeakMap<object, { def: SourceDef<unknown>; target: string; samples: readonly Sample[] }>();
+  #collected = new WeakMap<object, { def: AnySource; target: string; samples: readonly Sample[] }>();
   /** Each poller's own series as of its states' last polls, by poller name (a removed node's entry is replaced or left small). */
   #owned = new Map<string, { states: readonly SourceState[]; polls: number[]; maxAges: readonly number[]; samples: readonly Sample[] }>();
 
@@ -91,7 +91,7 @@ export class SampleAssembler {
     return own;
   }
 
-  #collect(def: SourceDef<unknown>, value: unknown, target: string): readonly Sample[] {
+  #collect(def: AnySource, value: unknown, target: string): readonly Sample[] {
     if (typeof value !== 'object' || value === null) return def.collect(value, target);
     const hit = this.#collected.get(value);
     if (hit && hit.def === def && hit.target === target) return hit.samples;

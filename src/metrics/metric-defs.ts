@@ -232,7 +232,7 @@ export const METRICS = {
     labels: ['node', 'chain'],
     source: 'platform.getHeight, avm.getHeight, eth_blockNumber',
   },
-  // The node's vitals, from the details of its own /ext/health checks (src/sources/node-vitals).
+  // The node's vitals, from the details of its own /ext/health checks (src/sources/node/node-vitals).
   avax_node_disk_available_bytes: {
     type: 'gauge',
     help: "Bytes available on the volume of the node's database (the diskspace health check's availableDiskBytes). Absent until AvalancheGo has measured it once.",

@@ -6,8 +6,9 @@ import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
 import type { HttpTransport } from '../http/transport.js';
 import type { Logger } from '../log.js';
 import { NodePoller } from '../scheduler.js';
-import type { SourceDef } from '../sources/source.js';
-import { sourceMinIntervals } from '../sources/index.js';
+import type { AnySource } from '../sources/source.js';
+import type { NodeSourceDef } from '../sources/node/source.js';
+import { sourceMinIntervals } from '../sources/catalog.js';
 import { StateStore, type SourceState, type StateTransition } from '../state/store.js';
 import { parseRequestedTarget, targetKey } from '../config/target-url.js';
 
@@ -49,7 +50,8 @@ export interface ProbeServiceOptions {
   nodes: () => readonly NodeConfig[];
   /** The state the configured nodes' pollers keep. */
   store: StateStore;
-  sources: readonly SourceDef<unknown>[];
+  /** The node sources the daemon polls. */
+  sources: readonly NodeSourceDef<unknown>[];
   identitySource: string;
   transport: HttpTransport;
   logger: Logger;
@@ -126,7 +128,7 @@ class ProbeTarget {
     opts: ProbeServiceOptions,
   ) {
     this.poller = new NodePoller(node, {
-      minIntervalMs: sourceMinIntervals(poll),
+      minIntervalMs: sourceMinIntervals(poll, opts.sources),
       intervalMs: poll.intervalMs,
       timeoutMs: poll.timeoutMs,
       sources: opts.sources,
@@ -177,7 +179,7 @@ async function settlesWithin(p: Promise<void>, ms: number): Promise<boolean> {
  */
 export class ProbeService {
   readonly #opts: ProbeServiceOptions;
-  readonly #byName: Map<string, SourceDef<unknown>>;
+  readonly #byName: Map<string, AnySource>;
   /** Probe-only targets by URL key. */
   readonly #targets = new Map<string, ProbeTarget>();
   /** When each refusal was last warned, by refusal (bounded). */
@@ -319,7 +321,7 @@ export class ProbeService {
     this.renders++;
     const nowMs = Date.now();
     const maxAgeMs = config.poll.maxAgeMs;
-    const extraMaxAgeBySource = sourceMinIntervals(config.poll);
+    const extraMaxAgeBySource = sourceMinIntervals(config.poll, this.#opts.sources);
     const samples: Sample[] = assembleSamples({ states, sources: this.#byName, nowMs, maxAgeMs, extraMaxAgeBySource, build: NO_BUILD, ready: true }).filter(
       (s) => s.labels['node'] === name,
     );

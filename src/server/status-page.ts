@@ -18,9 +18,8 @@
  * @packageDocumentation
  */
 import type { SourceState } from '../state/store.js';
-import type { SourceDef, StatusView } from '../sources/source.js';
-import { CONFIGURED_NODE_SOURCES, NODE_SOURCES } from '../sources/index.js';
-import { DATA_API_SOURCES } from '../data-api/sources.js';
+import type { AnySource, SourceDef, StatusView } from '../sources/source.js';
+import { PRODUCT_CATALOG, sourcesByName } from '../sources/catalog.js';
 import { escapeHtml } from '../status/html.js';
 import { badge, cell, LEVEL_LABELS, RANK, staleness, StatusKit, table, worstLevel, type Issue, type Level } from '../status/status-kit.js';
 
@@ -54,7 +53,7 @@ export interface StatusPageInput {
   /** Seconds between two refreshes of the page (the poll interval; default 15). */
   refreshSeconds?: number;
   /** The source definitions whose status sections render (default: every product source). */
-  sources?: ReadonlyMap<string, SourceDef<unknown, never>>;
+  sources?: ReadonlyMap<string, AnySource>;
 }
 
 interface NodeReport {
@@ -63,12 +62,7 @@ interface NodeReport {
   html: string;
 }
 
-const PRODUCT_SOURCES: ReadonlyMap<string, SourceDef<unknown, never>> = new Map(
-  [...NODE_SOURCES, ...CONFIGURED_NODE_SOURCES, ...(DATA_API_SOURCES as readonly SourceDef<unknown, never>[])].map((d) => [
-    d.name,
-    d as SourceDef<unknown, never>,
-  ]),
-);
+const PRODUCT_SOURCES: ReadonlyMap<string, AnySource> = sourcesByName(PRODUCT_CATALOG);
 
 function sourcesBadge(kit: StatusKit, mine: readonly SourceState[]): string {
   const polled = mine.filter((s) => s.up !== undefined);
@@ -96,7 +90,7 @@ function buildReport(node: string, input: StatusPageInput): NodeReport {
   };
   const shown = mine
     .map((state) => ({ state, status: defs.get(state.source)?.status }))
-    .filter((x): x is { state: SourceState; status: NonNullable<SourceDef<unknown, never>['status']> } => x.status !== undefined)
+    .filter((x): x is { state: SourceState; status: NonNullable<AnySource['status']> } => x.status !== undefined)
     .sort((a, b) => a.status.order - b.status.order);
   const badges = [sourcesBadge(kit, mine)];
   for (const { state, status } of shown) if (state.value !== undefined && status.badges) badges.push(...status.badges(state.value, kit, view));

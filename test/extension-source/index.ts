@@ -1,20 +1,21 @@
 /**
  * An example source, defined the way the extension point promises: one
- * folder (value, collect, status and this definition) plus one registry
- * line. test/extension.test.ts adds it to the product's registry and checks
+ * folder (value, collect, status and this definition) plus one catalog
+ * line. test/extension.test.ts adds it to the product's catalog and checks
  * that it shows on /metrics, in /-/status and on the status page without any
  * other file knowing it.
  */
 import { z } from 'zod';
-import { defineSource } from '../../src/sources/source.js';
+import { defineNodeSource } from '../../src/sources/node/source.js';
 import { collectNodeIp } from './collect.js';
 import type { NodeIpValue } from './value.js';
 
 const nodeIpResult = z.object({ ip: z.string() });
 
 /** info.getNodeIP: the address the node advertises to its peers. */
-export const nodeIpSource = defineSource<NodeIpValue>({
+export const nodeIpSource = defineNodeSource<NodeIpValue>({
   name: 'example_node_ip',
+  rpcMethods: ['info.getNodeIP'],
   async poll(ctx) {
     return { ip: (await ctx.rpc.call('/ext/info', 'info.getNodeIP', {}, nodeIpResult, ctx.deadline)).ip };
   },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeNode } from '../fakes/fake-node.js';
 import { generateValidators } from '../fakes/fake-data.js';
-import { PRIMARY_NETWORK_ID } from '../../src/sources/validators/index.js';
+import { PRIMARY_NETWORK_ID } from '../../src/sources/node/validators/index.js';
 import { scrape, seriesOf, startTestDaemon, waitUntilAllUp } from '../helpers/daemon.js';
 import { testHandle } from '../../src/daemon.js';
 

@@ -8,7 +8,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fixtureValidatorFor, generatePeers } from '../fakes/fake-data.js';
-import { MAX_BENCHED_PEERS, MAX_PEER_LABEL_VALUES, MAX_UNKNOWN_UPGRADE_TIMES, OTHER, peersValueFrom, validPeerVersion } from '../../src/sources/peers/index.js';
+import {
+  MAX_BENCHED_PEERS,
+  MAX_PEER_LABEL_VALUES,
+  MAX_UNKNOWN_UPGRADE_TIMES,
+  OTHER,
+  peersValueFrom,
+  validPeerVersion,
+} from '../../src/sources/node/peers/index.js';
 import { perTestResources, scrape, seriesOf, waitUntilAllUp } from '../helpers/daemon.js';
 
 const { fakeNode, daemonFor } = perTestResources();

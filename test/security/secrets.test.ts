@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeNode } from '../fakes/fake-node.js';
 import { FakeDataApi } from '../fakes/fake-data-api.js';
 import { eventually, valueOf } from '../helpers/daemon.js';
+import { PRODUCT_CATALOG } from '../../src/sources/catalog.js';
 
 const CLI = [process.execPath, '--import', 'tsx', 'src/cli.ts'] as const;
 const SECRETS = {
@@ -16,22 +17,19 @@ const SECRETS = {
   apiKey: 'apikey-SECRET-4444',
 };
 
-/** Every method the exporter may call on a node: reads only. */
-const ALLOWED_METHODS = new Set([
-  'info.getNodeID',
-  'info.getNodeVersion',
-  'info.getNetworkID',
-  'info.getNetworkName',
-  'info.getNodeIP',
-  'info.upgrades',
-  'info.isBootstrapped',
-  'info.peers',
-  'info.uptime',
-  'platform.getCurrentValidators',
-  'platform.getHeight',
-  'avm.getHeight',
-  'eth_blockNumber',
-]);
+/**
+ * Every method the exporter may call on a node: the ones its node sources
+ * declare (`rpcMethods`, src/sources/node/source.ts), so a new source adds
+ * its own in its folder and nothing here.
+ */
+const ALLOWED_METHODS = new Set(PRODUCT_CATALOG.node.flatMap((s) => s.rpcMethods ?? []));
+/**
+ * A read by AvalancheGo's naming: the info API (read-only as a whole), a
+ * `get*` or `is*` method of any other API, or an Ethereum `eth_blockNumber`
+ * or `eth_get*` call. Writes (`*.issueTx`, `admin.*`, `eth_sendRawTransaction`)
+ * match none of these.
+ */
+const READ_METHOD = /^(info\.[A-Za-z0-9]+|[a-z]+\.(get|is)[A-Z][A-Za-z0-9]*|eth_(blockNumber|get[A-Z][A-Za-z0-9]*))$/;
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -39,6 +37,14 @@ afterEach(async () => {
 });
 
 describe('secrets and read-only access, through the real CLI', () => {
+  it('every JSON-RPC method a node source declares is a read', () => {
+    expect(ALLOWED_METHODS.size).toBeGreaterThan(10);
+    for (const m of ALLOWED_METHODS) expect(m, m).toMatch(READ_METHOD);
+    for (const write of ['platform.issueTx', 'avm.issueTx', 'admin.stopCPUProfiler', 'eth_sendRawTransaction', 'keystore.createUser']) {
+      expect(write, write).not.toMatch(READ_METHOD);
+    }
+  });
+
   it('no secret appears in logs, --config.check, /metrics, the landing page or /-/status; only read methods are called', async () => {
     const node = await FakeNode.start();
     cleanup.push(() => node.stop());

@@ -1,0 +1,78 @@
+import type { Sample } from '../../../metrics/metric-defs.js';
+import type { ValidatorsValue } from './value.js';
+import { PRIMARY_NETWORK_ID } from '../../../domain/ids.js';
+import { balanceRunwaySeconds, downtimeBudgetSeconds, firstOfEach, isInactiveL1, rewardUptimeThreshold } from '../../../domain/rules.js';
+import { navaxToAvax } from '../../../http/wire.js';
+import { bit, sample } from '../../sample.js';
+import { collectValidationLookups } from './validation-lookup-collect.js';
+
+/**
+ * Validator sets → samples. Optional fields produce no sample when absent
+ * (L1 validators have no end time, uptime or delegations); watched ids that
+ * are not in the set get only `avax_validator_active 0`.
+ */
+export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
+  const out: Sample[] = [];
+  const price = v.feePriceNavaxPerSecond;
+  if (price !== undefined) out.push(sample('avax_l1_validator_fee_price_avax_per_second', { node }, price / 1e9));
+  for (const s of v.subnets) {
+    const present = new Set<string>();
+    // An L1 can list the same node twice (legacy staker + L1 validator); the first wins.
+    for (const val of firstOfEach(s.validators, (x) => x.nodeId)) {
+      present.add(val.nodeId);
+      const labels = { node, node_id: val.nodeId, subnet: s.subnetId };
+      // An L1 validator whose fee balance ran out stays in the set but is
+      // inactive, reported with balance 0 (vms/platformvm/api/validator.go).
+      out.push(sample('avax_validator_active', labels, isInactiveL1(val) ? 0 : 1));
+      out.push(sample('avax_validator_weight', labels, Number(val.weight)));
+      out.push(sample('avax_validator_start_timestamp_seconds', labels, val.startTime));
+      if (val.endTime !== undefined) out.push(sample('avax_validator_end_timestamp_seconds', labels, val.endTime));
+      if (val.uptimeRatio !== undefined) out.push(sample('avax_validator_uptime_ratio', labels, val.uptimeRatio));
+      if (val.connected !== undefined) out.push(sample('avax_validator_connected', labels, bit(val.connected)));
+      if (val.potentialReward !== undefined) out.push(sample('avax_validator_potential_reward_avax', labels, navaxToAvax(val.potentialReward)));
+      if (val.delegatorWeight !== undefined) out.push(sample('avax_validator_delegator_weight_avax', labels, navaxToAvax(val.delegatorWeight)));
+      if (val.delegatorCount !== undefined) out.push(sample('avax_validator_delegators', labels, val.delegatorCount));
+      if (val.delegationFeeRatio !== undefined) out.push(sample('avax_validator_delegation_fee_ratio', labels, val.delegationFeeRatio));
+      if (s.subnetId === PRIMARY_NETWORK_ID) {
+        // endTime is the end of the current cycle only: an auto-renewed
+        // validation with a next period goes on (ACP-236 style, Helicon).
+        out.push(sample('avax_validator_renews', labels, bit(val.nextPeriod !== undefined && val.nextPeriod > 0)));
+        if (val.nextPeriod !== undefined) out.push(sample('avax_validator_next_period_seconds', labels, val.nextPeriod));
+        if (val.autoCompoundRewardShares !== undefined)
+          out.push(sample('avax_validator_auto_compound_reward_ratio', labels, val.autoCompoundRewardShares / 1_000_000));
+        const threshold = rewardUptimeThreshold(val.startTime, v.rewardUptimeUpgradeTime);
+        out.push(sample('avax_validator_reward_uptime_threshold_ratio', labels, threshold));
+        const budget = v.observedAt === undefined ? undefined : downtimeBudgetSeconds(val, threshold, v.observedAt);
+        if (budget !== undefined) out.push(sample('avax_validator_downtime_budget_seconds', labels, budget));
+      }
+      if (val.validationId !== undefined && val.balance !== undefined) {
+        const l1 = { ...labels, validation_id: val.validationId };
+        out.push(sample('avax_l1_validator_balance_avax', l1, navaxToAvax(val.balance)));
+        // An inactive L1 validator (balance 0) pays no fee: it has no runway to run out of.
+        const runway = balanceRunwaySeconds(val.balance, price);
+        if (runway !== undefined) out.push(sample('avax_l1_validator_balance_runway_seconds', l1, runway));
+      }
+    }
+    out.push(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));
+    for (const id of s.watched) {
+      if (!present.has(id)) out.push(sample('avax_validator_active', { node, node_id: id, subnet: s.subnetId }, 0));
+    }
+  }
+  const ow = v.operatorWatched;
+  if (ow) {
+    const watchedIds = new Set<string>();
+    for (const id of ow.ids) {
+      // The node's own id, watched by default, is the operator's validator only while it validates
+      // (the primary network or a watched L1: a partial-sync L1 validator is no primary validator):
+      // an RPC node that is not a validator has nothing to be alerted about.
+      if (ow.ownIdByDefault && !v.subnets.some((x) => x.validators.some((r) => r.nodeId === id))) continue;
+      watchedIds.add(id);
+    }
+    // The validators behind the validation ids the operator asked for (--watch.validation-id).
+    const validations = new Set((v.validations ?? []).filter((l) => l.found).map((l) => l.validationId));
+    for (const x of v.subnets) for (const r of x.validators) if (r.validationId !== undefined && validations.has(r.validationId)) watchedIds.add(r.nodeId);
+    for (const id of watchedIds) out.push(sample('avax_validator_watched', { node, node_id: id }, 1));
+  }
+  out.push(...collectValidationLookups(v.validations ?? [], node));
+  return out;
+}
