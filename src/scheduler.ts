@@ -64,7 +64,7 @@ function decodeOrRaw(s: string): string {
   }
 }
 
-/** Splits user:password out of a node URL into a Basic Authorization header (undici does not send URL credentials). */
+/** Splits user:password out of a node URL into a Basic Authorization header (the transport never sends URL credentials). */
 export function splitCredentials(url: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
   const u = new URL(url);
   if (!u.username && !u.password) return { url, headers };

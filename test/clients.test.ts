@@ -198,7 +198,7 @@ describe('transport', () => {
   it('reuses keep-alive connections', async () => {
     const t = new HttpTransport();
     for (let i = 0; i < 10; i++) await t.send({ url, method: 'GET', signal: AbortSignal.timeout(1_000) });
-    // undici may open a second socket while the first is being released; never one per request.
+    // The agent may open a second socket while the first is being released; never one per request.
     expect(connections).toBeLessThanOrEqual(2);
     await t.close();
   });

@@ -3,7 +3,7 @@
  * built once by this file with the Node that runs the suite (20 here, 24 in CI's second pass), then
  * copied into a scratch folder with no node_modules and run with an environment that has no `node`
  * on its PATH: --version, --help, --config.check on a sample file, and --demo with the pretty log
- * format and basic auth from a web config file (bcryptjs, prom-client, undici, yaml and pino-pretty
+ * format and basic auth from a web config file (bcryptjs, prom-client, yaml and pino-pretty
  * all inside the bundle), serving /metrics and the status page, then stopping on SIGTERM.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams, type SpawnSyncReturns } from 'node:child_process';

@@ -1,7 +1,5 @@
 import type { Config, NodeConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
-import { startDemo } from '../demo/fleet.js';
-import { startDemoDataApi } from '../demo/data-api.js';
 
 /** What `--demo` runs beside the daemon: fake nodes to poll and, when the Data API is on without a URL, a fake Data API. */
 export interface DemoUpstreams {
@@ -19,6 +17,8 @@ export interface DemoUpstreams {
  */
 export async function startDemoUpstreams(config: Config, logger: Logger): Promise<DemoUpstreams> {
   if (!config.demo) return { nodes: [], dataApiUrl: undefined, stop: async () => {} };
+  // The fakes load only for the demo: a deployment without it does not hold their code (~1 MB).
+  const [{ startDemo }, { startDemoDataApi }] = await Promise.all([import('../demo/fleet.js'), import('../demo/data-api.js')]);
   const demo = await startDemo();
   logger.info({ nodes: demo.nodes.map((n) => ({ name: n.name, url: n.url })) }, 'demo nodes started');
   let dataApi: Awaited<ReturnType<typeof startDemoDataApi>> | undefined;

@@ -1,7 +1,6 @@
 import { redactConfig, redactUrl } from '../config/load.js';
 import type { StateStore } from '../state/store.js';
 import { DATA_API_POLLER_NAME } from './data-api-poller.js';
-import { renderLanding } from '../server/landing.js';
 import { BUILD } from './build-info.js';
 import type { Fleet } from './fleet.js';
 import type { AnySource } from '../sources/source.js';
@@ -33,8 +32,12 @@ export function statusBody({ fleet, store, ready, lastReloadOk }: StatusViewOpti
   };
 }
 
-/** The landing page: every polled target (URLs redacted) and its sources' state, refreshing once per poll round. */
-export function landingPage({ fleet, store, ready, sources }: StatusViewOptions): string {
+/**
+ * The landing page: every polled target (URLs redacted) and its sources' state, refreshing once per poll round.
+ * Its renderer loads when someone first opens the page: a daemon only ever scraped does not hold it.
+ */
+export async function landingPage({ fleet, store, ready, sources }: StatusViewOptions): Promise<string> {
+  const { renderLanding } = await import('../server/landing.js');
   const { config, dataApi } = fleet;
   return renderLanding({
     telemetryPath: config.web.telemetryPath,

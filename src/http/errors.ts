@@ -35,23 +35,12 @@ export class UpstreamError extends Error {
   }
 }
 
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT']);
 
 function errorCode(err: unknown): string | undefined {
   let cur: unknown = err;
-  // undici wraps socket errors; the code we classify on may sit on the cause.
+  // A library may wrap socket errors; the code we classify on may sit on the cause.
   for (let depth = 0; depth < 4 && cur && typeof cur === 'object'; depth++) {
     const code = (cur as { code?: unknown }).code;
     if (typeof code === 'string') return code;
@@ -63,7 +52,7 @@ function errorCode(err: unknown): string | undefined {
 /**
  * Turns whatever a transport threw into an {@link UpstreamError}.
  * `aborted` tells whether the poll's deadline signal fired, which makes any
- * resulting error a timeout whatever undici called it.
+ * resulting error a timeout whatever the HTTP stack called it.
  */
 export function toUpstreamError(err: unknown, aborted: boolean): UpstreamError {
   if (err instanceof UpstreamError) return err;

@@ -1,4 +1,6 @@
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { UpstreamError, toUpstreamError } from './errors.js';
 
 /** Options of the shared HTTP transport. */
@@ -91,12 +93,36 @@ export const ROUND_BUDGET_BYTES = 64 * MiB;
  */
 export const DEFAULT_PROCESS_BUDGET_BYTES = 256 * MiB;
 
+/** How long an idle keep-alive connection is kept for the next request. */
+const KEEP_ALIVE_MS = 30_000;
 /**
- * The one HTTP client every source uses: keep-alive connection reuse through an
- * undici Agent, a bounded body, and failures mapped to {@link UpstreamError}.
+ * Longest silence on a connection while a request waits for its answer or
+ * its body. The poll deadline (AbortSignal) bounds every request; this only
+ * stops a connection from living forever if a signal is ever forgotten.
+ */
+const IDLE_REQUEST_MS = 120_000;
+
+/** The agent of each scheme: keep-alive, at most `connections` sockets per origin, idle ones closed after {@link KEEP_ALIVE_MS}. */
+function agents(connections: number): { http: HttpAgent; https: HttpsAgent } {
+  const opts = { keepAlive: true, maxSockets: connections, timeout: KEEP_ALIVE_MS, scheduling: 'lifo' as const };
+  return { http: new HttpAgent(opts), https: new HttpsAgent(opts) };
+}
+
+/** The request options of a URL, without its user:password (the transport never sends URL credentials; scheduler.ts turns them into a header). */
+function targetOf(url: string): RequestOptions {
+  const { auth: _auth, ...target } = urlToHttpOptions(new URL(url));
+  return target;
+}
+
+/**
+ * The one HTTP client every source uses: Node's own `node:http` and
+ * `node:https` (an HTTP library beside them cost the process about 7 MB of
+ * memory for nothing the exporter needs), keep-alive connection reuse through
+ * one agent per scheme, a bounded body, and failures mapped to
+ * {@link UpstreamError}.
  */
 export class HttpTransport {
-  readonly #agent: Agent;
+  readonly #agents: { http: HttpAgent; https: HttpsAgent };
   readonly #maxBytes: number;
   readonly #processBudget: number;
   /** Bytes of bodies being received now, all requests together. */
@@ -105,42 +131,54 @@ export class HttpTransport {
   constructor(opts: TransportOptions = {}) {
     this.#maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#processBudget = opts.processBudgetBytes ?? DEFAULT_PROCESS_BUDGET_BYTES;
-    this.#agent = new Agent({
-      connections: opts.connectionsPerOrigin ?? 8,
-      keepAliveTimeout: 30_000,
-      // The poll deadline (AbortSignal) bounds every request; these only stop
-      // a connection from living forever if a signal is ever forgotten.
-      headersTimeout: 120_000,
-      bodyTimeout: 120_000,
+    this.#agents = agents(opts.connectionsPerOrigin ?? 8);
+  }
+
+  /** Sends the request and resolves with the answer's head (its body still to read). */
+  #exchange(req: HttpRequest): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const target = targetOf(req.url);
+      const https = target.protocol === 'https:';
+      const headers: Record<string, string | number> = { ...req.headers };
+      // A known length, never chunked: what undici sent, and what every JSON-RPC server expects.
+      if (req.body !== undefined) headers['content-length'] = Buffer.byteLength(req.body);
+      const options: RequestOptions = {
+        ...target,
+        method: req.method,
+        headers,
+        agent: https ? this.#agents.https : this.#agents.http,
+        signal: req.signal,
+        timeout: IDLE_REQUEST_MS,
+      };
+      const out = (https ? httpsRequest : httpRequest)(options, resolve);
+      out.on('error', reject);
+      out.on('timeout', () => {
+        out.destroy(Object.assign(new Error(`no data for ${IDLE_REQUEST_MS} ms`), { code: 'ETIMEDOUT' }));
+      });
+      out.end(req.body);
     });
   }
 
   /** Sends a request and reads the whole body, within the signal's deadline. */
   async send(req: HttpRequest): Promise<HttpResponse> {
-    let res: Dispatcher.ResponseData;
+    let res: IncomingMessage;
     try {
-      res = await undiciRequest(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        signal: req.signal,
-        dispatcher: this.#agent,
-      });
+      res = await this.#exchange(req);
     } catch (err) {
       throw toUpstreamError(err, req.signal.aborted);
     }
     // Destroying the body below makes it emit an abort error; it is expected and handled here.
-    res.body.on('error', () => {});
+    res.on('error', () => {});
     const max = Math.min(this.#maxBytes, req.maxBytes ?? Infinity);
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > max) {
-      res.body.destroy();
+      res.destroy();
       throw new UpstreamError('invalid_response', `response of ${declared} bytes exceeds the limit of ${max}`);
     }
     const chunks: Buffer[] = [];
     let size = 0;
     try {
-      for await (const chunk of res.body) {
+      for await (const chunk of res) {
         const buf = chunk as Buffer;
         size += buf.length;
         this.#receiving += buf.length;
@@ -153,7 +191,7 @@ export class HttpTransport {
                 ? `responses being received at once exceed the process budget of ${this.#processBudget} bytes`
                 : undefined;
         if (over) {
-          res.body.destroy();
+          res.destroy();
           throw new UpstreamError('invalid_response', over);
         }
         chunks.push(buf);
@@ -163,11 +201,13 @@ export class HttpTransport {
     } finally {
       this.#receiving -= size;
     }
-    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks, size) };
+    return { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) };
   }
 
   /** Closes idle connections; in-flight requests are aborted by their signals. */
-  async close(): Promise<void> {
-    await this.#agent.destroy();
+  close(): Promise<void> {
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+    return Promise.resolve();
   }
 }

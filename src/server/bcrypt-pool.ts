@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import bcrypt from 'bcryptjs';
 
 /**
  * bcrypt comparisons in `worker_threads`, off the event loop. bcryptjs in the
@@ -133,10 +132,13 @@ export class BcryptPool {
   compare(password: string, hash: string): Promise<Comparison> {
     if (!this.threaded) {
       const t0 = performance.now();
-      return bcrypt.compare(password, hash).then(
-        (ok) => ({ ok, ms: performance.now() - t0 }),
-        () => ({ ok: false, ms: performance.now() - t0 }),
-      );
+      // Loaded here, not at start-up: only basic auth compares, and then normally in workers (~1-2 MB otherwise held for nothing).
+      return import('bcryptjs')
+        .then(({ default: bcrypt }) => bcrypt.compare(password, hash))
+        .then(
+          (ok) => ({ ok, ms: performance.now() - t0 }),
+          () => ({ ok: false, ms: performance.now() - t0 }),
+        );
     }
     return new Promise((resolve, reject) => {
       this.#waiting.push({ password, hash, resolve, reject });

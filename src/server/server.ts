@@ -227,7 +227,7 @@ export interface ServerOptions {
   /** Per-scrape process metrics appended after the exposition. */
   processBlock?: () => ProcessBlock;
   ready: () => boolean;
-  landing: () => string;
+  landing: () => string | Promise<string>;
   /** `/-/status`: the running configuration (secrets redacted) and each source's state, as JSON. */
   status?: () => unknown;
   /** `--web.config.file`: TLS, basic auth, headers; re-read when any of its files changes. */
@@ -479,7 +479,7 @@ export function createExporterServer(opts: ServerOptions): Server {
     if (path === '/-/ready') {
       return opts.ready() ? send(res, req, 200, TEXT, 'OK\n') : send(res, req, 503, TEXT, 'waiting for the first poll round\n');
     }
-    if (path === '/') return send(res, req, 200, 'text/html; charset=utf-8', opts.landing());
+    if (path === '/') return send(res, req, 200, 'text/html; charset=utf-8', await opts.landing());
     if (path === '/-/status' && opts.status) return send(res, req, 200, 'application/json; charset=utf-8', `${JSON.stringify(opts.status(), null, 2)}\n`);
     send(res, req, 404, TEXT, 'not found\n');
   };

@@ -3,7 +3,6 @@ import { dirname, resolve } from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
-import bcrypt from 'bcryptjs';
 import { BcryptPool } from './bcrypt-pool.js';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -317,6 +316,15 @@ export function dummyHashOfCost(cost: number): string {
   return DUMMY_HASH.replace(/^\$2b\$10\$/, `$2b$${String(cost).padStart(2, '0')}$`);
 }
 
+/**
+ * The cost field of a bcrypt hash (`$2y$10$...` -> 10), read as bcryptjs's
+ * getRounds reads it: here, so that bcryptjs itself loads only when a
+ * comparison runs in-process (see bcrypt-pool.ts).
+ */
+function costOf(hash: string): number {
+  return parseInt(hash.split('$')[2] ?? '', 10);
+}
+
 /** Bounds on what basic auth may spend: bcrypt is slow on purpose, so unchecked it is a denial of service. */
 export interface BasicAuthLimits {
   /** bcrypt comparisons running at once (worker threads). */
@@ -410,7 +418,7 @@ export class BasicAuth {
     this.#users = new Map(Object.entries(users));
     this.#limits = { ...DEFAULT_BASIC_AUTH_LIMITS, ...limits };
     this.#compare = compare ?? poolCompare(this.#limits.concurrency);
-    const costs = [...this.#users.values()].map((h) => bcrypt.getRounds(h));
+    const costs = [...this.#users.values()].map((h) => costOf(h));
     this.#maxCost = costs.length ? Math.max(...costs) : 10;
     this.#dummy = this.#maxCost !== 10 ? dummyHashOfCost(this.#maxCost) : DUMMY_HASH;
   }
@@ -460,7 +468,7 @@ export class BasicAuth {
         return 'busy';
       }
       const against = hash ?? this.#dummy;
-      const cost = bcrypt.getRounds(against);
+      const cost = costOf(against);
       const t0 = performance.now();
       let ok: boolean;
       try {
