@@ -1,4 +1,3 @@
-import yargs from 'yargs';
 import { suggest } from './suggest.js';
 import { COMMAND_FLAGS, SETTINGS } from './settings.js';
 import { flatten, type Kind } from './table.js';
@@ -221,6 +220,8 @@ export function wantsHelp(argv: readonly string[]): boolean {
 
 /** The `--help` text: every flag with its type and its default as docs/configuration.md gives them. */
 export async function helpText(): Promise<string> {
+  // Loaded only here: a start that asks for no help never loads yargs.
+  const { default: yargs } = await import('yargs');
   let parser = yargs([])
     .scriptName('avax-exporter')
     .usage(

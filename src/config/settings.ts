@@ -83,14 +83,14 @@ function watchKeys(withFlags: boolean) {
   };
 }
 
-const nodes = list('The nodes to poll, each with its own name, headers and watch list (a `--node.url` list replaces it)', {
+const nodes = list('the nodes to poll, each with its own name (the `node` label), request headers and watch list; `--node.url` replaces the list', {
   name: leaf(
     z
       .string()
       .min(1)
       .max(128)
       .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
-    { kind: 'string', defaultText: 'host:port of its URL', describe: 'The `node` label of its series; unique' },
+    { kind: 'string', defaultText: 'host:port of its URL', describe: 'the `node` label of its series; unique' },
   ),
   url: leaf(baseUrl, {
     kind: 'string',
@@ -99,7 +99,7 @@ const nodes = list('The nodes to poll, each with its own name, headers and watch
     default: D.DEFAULT_NODE_URL,
     describe: 'AvalancheGo API base URL, repeatable',
     docs: "AvalancheGo API base URL (`http://host:9650`, or a proxy's URL up to where `/ext/…` would begin); repeat for several nodes. `user:password@` becomes Basic auth and is never shown",
-    secret: `its password (or a user name alone: a token) as ${REDACTED}`,
+    secret: `its password (or a user name alone: a token) as \`${REDACTED}\``,
   }),
   headers: leaf(
     z.record(
@@ -109,21 +109,21 @@ const nodes = list('The nodes to poll, each with its own name, headers and watch
     {
       kind: 'mapping',
       defaultText: 'none',
-      describe: 'Request headers sent to the node (name: value)',
-      secret: `the values of ${ALWAYS_SECRET} and of secret_headers as ${REDACTED}`,
+      describe: 'request headers sent to the node (`name: value`)',
+      secret: `the values of ${ALWAYS_SECRET} and of those in secret_headers as \`${REDACTED}\``,
     },
   ),
   /** Header names whose values are secrets (never logged or shown). Authorization is always secret. */
   secret_headers: leaf(z.array(headerName), {
     kind: 'list',
     defaultText: 'none',
-    describe: `Header names whose values are secrets, never logged or shown (${ALWAYS_SECRET} always are)`,
+    describe: `names of headers whose values are secrets, never logged or shown (${ALWAYS_SECRET} always are)`,
   }),
-  watch: section('What to watch on this node: the keys of `watch`, which it overrides key by key', watchKeys(false), 'watch'),
+  watch: section('what to watch on this node: the keys of `watch`, each overriding the global one', watchKeys(false), 'watch'),
 });
 
 const addresses = list(
-  'Wallets whose balance keeps something running (see Wallet balances below)',
+  'wallets whose balance keeps something running (see [Wallet balances](#wallet-balances))',
   {
     alias: leaf(
       z
@@ -134,7 +134,7 @@ const addresses = list(
       {
         kind: 'string',
         required: true,
-        describe: 'The `alias` label: what the wallet is for (printable ASCII, unique)',
+        describe: 'the `alias` label: what the wallet is for (printable ASCII, unique)',
       },
     ),
     chain: leaf(addressChainSchema, { kind: 'string', required: true, describe: '`P`, `C`, or the blockchain id of an EVM L1' }),
@@ -147,13 +147,13 @@ const addresses = list(
       z
         .number({ error: 'must be a number' })
         .refine((v) => Number.isFinite(v) && v > 0, 'must be a number greater than zero (leave floor_avax out to watch the balance without an alert)'),
-      { kind: 'number', defaultText: 'none (no alert)', describe: 'Balance in whole tokens under which the alerts fire' },
+      { kind: 'number', defaultText: 'none (no alert)', describe: 'balance in whole tokens under which the alerts fire' },
     ),
     /** The configured node whose `/ext/bc/<chain>/rpc` answers `eth_getBalance`; default the first node. */
     rpc_node: leaf(z.string().min(1), {
       kind: 'string',
       defaultText: 'the first node',
-      describe: 'The node (by name) asked for a C-Chain or L1 balance; not for P-Chain addresses',
+      describe: 'the node (by name) asked for a C-Chain or L1 balance; not for P-Chain addresses',
     }),
   },
   { refineEntry: refineAddressEntry, refineList: refineAddressList },
@@ -161,7 +161,7 @@ const addresses = list(
 
 /** Every setting, by YAML path. */
 export const SETTINGS = {
-  web: section('The web server', {
+  web: section('the web server', {
     listen_address: leaf(listenAddress, {
       kind: 'string',
       flag: 'web.listen-address',
@@ -191,7 +191,7 @@ export const SETTINGS = {
       docs: 'answer `POST /-/reload`',
     }),
   }),
-  poll: section('How often and how long nodes are polled', {
+  poll: section('how often and how long nodes are polled', {
     interval: leaf(positiveDuration, {
       kind: 'duration',
       flag: 'poll.interval',
@@ -222,9 +222,9 @@ export const SETTINGS = {
       docs: 'least time between two `info.peers` calls to a node (`0s`: every round); a failed call is retried the next round',
     }),
   }),
-  watch: section('What to watch on every node (and on probe-only targets)', watchKeys(true)),
+  watch: section('what to watch on every node (and on probe-only targets)', watchKeys(true)),
   nodes,
-  log: section('Logging', {
+  log: section('logging', {
     level: leaf(z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { error: 'must be trace, debug, info, warn, error, fatal or silent' }), {
       kind: 'string',
       flag: 'log.level',
@@ -240,7 +240,7 @@ export const SETTINGS = {
       docs: '`json` or `pretty`',
     }),
   }),
-  data_api: section('The Avalanche Data API (see [data-api.md](data-api.md)); every key is optional', {
+  data_api: section('the Avalanche Data API (see [data-api.md](data-api.md)); every key is optional', {
     enabled: leaf(z.boolean(), {
       kind: 'boolean',
       flag: 'data-api.enabled',
@@ -254,7 +254,7 @@ export const SETTINGS = {
       default: D.DEFAULT_DATA_API_URL,
       describe: 'Data API base URL',
       docs: 'Data API base URL (`https://glacier-api.avax.network` serves the same API)',
-      secret: `its password (or a user name alone) as ${REDACTED}`,
+      secret: `its password (or a user name alone: a token) as \`${REDACTED}\``,
     }),
     network: leaf(z.enum(['mainnet', 'fuji', 'testnet'], { error: 'must be mainnet, fuji or testnet' }), {
       kind: 'string',
@@ -267,8 +267,8 @@ export const SETTINGS = {
       kind: 'string',
       env: D.DATA_API_KEY_ENV,
       defaultText: 'none',
-      describe: `The Data API key: only in ${D.DATA_API_KEY_ENV} or the file of key_file, never in the YAML file or a flag (its value would show in ps)`,
-      secret: `never shown: a comment names ${D.DATA_API_KEY_ENV}`,
+      describe: `the Data API key: only in ${D.DATA_API_KEY_ENV} or the file of key_file, never in the YAML file or a flag (its value would show in ps)`,
+      secret: `no value: its key_file, or a comment naming ${D.DATA_API_KEY_ENV}`,
     }),
     key_file: leaf(z.string().min(1), {
       kind: 'string',
@@ -319,7 +319,7 @@ export const SETTINGS = {
       defaultText: 'none',
       describe: 'URL that /probe?target= may poll besides the configured nodes, repeatable',
       docs: 'URL that `/probe?target=` may poll besides the configured nodes (repeatable; see [Many nodes](probe-and-sharding.md))',
-      secret: `its password (or a user name alone) as ${REDACTED}`,
+      secret: `its password (or a user name alone: a token) as \`${REDACTED}\``,
     }),
     max_targets: leaf(
       positiveInt('a whole number').refine((v) => v <= 10_000, 'must be at most 10000'),

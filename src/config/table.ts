@@ -32,7 +32,7 @@ export interface Leaf<S extends z.ZodType = z.ZodType> {
   readonly describe: string;
   /** The meaning in docs/configuration.md (Markdown); `describe` when absent. */
   readonly docs?: string;
-  /** How `--config.check` hides the value, for a setting that holds (or may hold) a secret. */
+  /** What `--config.check` prints in the place of a secret the value holds (or may hold), as docs/configuration.md says it. */
   readonly secret?: string;
 }
 
