@@ -13,7 +13,6 @@ import { builtinMessage, issuesToProblems } from './problems.js';
 
 export { DEFAULT_MAX_VALIDATORS, DEFAULT_PEERS_INTERVAL_MS, DEFAULT_PORT } from './defaults.js';
 export { envNameOf } from './flags.js';
-export { defaultNodeName } from './node.js';
 // The node types live in a leaf module so config/probe.ts can use them without importing this file back.
 export type { NodeConfig, WatchConfig } from './node.js';
 export type { DataApiConfig } from './data-api.js';
