@@ -45,7 +45,7 @@ export interface PollerOptions<C extends BaseContext, S extends SourceDef<unknow
    * Least time between two successful polls of a source, by source name
    * (default: every round). A source that is not due sits the round out and
    * its last value stands; its max age is stretched by as much (see
-   * extraMaxAgeBySource in the assembler).
+   * config/max-age.ts).
    */
   minIntervalMs?: ReadonlyMap<string, number>;
   /**

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../src/config/load.js';
 import { describeConfig } from '../src/config/describe.js';
+import { SETTINGS } from '../src/config/settings.js';
+import { flatten } from '../src/config/table.js';
 import { FIXTURE_IDS } from './fakes/fake-data.js';
 import { problemsOf } from './helpers/config.js';
 
@@ -393,5 +395,61 @@ nodes:
       `nodes[1].url: "http://<redacted>@10.0.0.2:9650" ${refusal}`,
       `nodes[2].url: "http://ops:<redacted>@10.0.0.3:9650" ${refusal}`,
     ]);
+  });
+
+  it('prints every key the table of settings declares, max_validators and validation_ids included (the key itself never)', () => {
+    const keyFile = writeFile(`${KEY}\n`);
+    const file = writeFile(`
+web: {config_file: /etc/avax-exporter/web.yml}
+nodes:
+  - name: validator-1
+    url: http://10.0.0.1:9650
+    headers: {X-Api-Token: s3cret-token}
+    secret_headers: [X-Api-Token]
+  - url: http://10.0.0.2:9650
+data_api: {url: "https://glacier-api.avax.network", network: mainnet, key_file: ${keyFile}}
+addresses:
+  - {alias: relayer, chain: C, address: "0x1234567890AbcdEF1234567890aBcdef12345678", floor_avax: 5, rpc_node: validator-1}
+  - {alias: fees, chain: P, address: "P-avax18jma8ppw3nhx5r4ap8clazz0dps7rv5ukulre5"}
+probe: {targets: [http://10.0.0.9:9650]}
+`);
+    const printed = describeConfig(loadConfig([`--config.file=${file}`, `--watch.validation-id=${ID}`], {}).config);
+    const doc = parseYaml(printed) as Record<string, unknown>;
+    /** The values at a path of the table (`nodes[].watch`, the keys of `watch` below it): every entry's, for a list. */
+    const at = (path: string): unknown[] => {
+      let cur: unknown[] = [doc];
+      for (const part of path.split('.')) {
+        const list = part.endsWith('[]');
+        const key = list ? part.slice(0, -2) : part;
+        cur = cur.flatMap((v) => (v !== null && typeof v === 'object' && key in v ? [(v as Record<string, unknown>)[key]] : []));
+        if (list) cur = cur.flatMap((v) => v as unknown[]);
+      }
+      return cur;
+    };
+    const paths = flatten(SETTINGS).map((e) => e.path);
+    // A node's own watch list repeats the global one's keys.
+    const perNode = Object.keys(SETTINGS.watch.keys).map((k) => `nodes[].watch.${k}`);
+    for (const path of [...paths, ...perNode]) {
+      if (path === 'data_api.key') expect(at(path), path).toEqual([]);
+      else expect(at(path).length, `--config.check prints ${path}`).toBeGreaterThan(0);
+    }
+    expect(printed).not.toContain(KEY);
+    expect(printed).not.toContain('s3cret-token');
+  });
+
+  it("--config.check prints the global and each node's max_validators and validation_ids, and --demo (no node of its own) keeps them", () => {
+    for (const extra of [[], ['--demo']]) {
+      const args = ['--watch.max-validators=300', `--watch.validation-id=${ID}`, ...extra];
+      const printed = parseYaml(checked(args)) as { watch: Record<string, unknown>; nodes: { watch: Record<string, unknown> }[] };
+      expect(printed.watch).toMatchObject({ max_validators: 300, validation_ids: [ID] });
+      for (const n of printed.nodes) expect(n.watch).toMatchObject({ max_validators: 300, validation_ids: [ID] });
+      expect(printed.nodes.length).toBe(extra.length === 0 ? 1 : 0);
+      const back = loadConfig([`--config.file=${writeFile(checked(args))}`], {}).config;
+      expect(back).toEqual(loadConfig(args, {}).config);
+      expect(back.watch).toMatchObject({ maxValidators: 300, validationIds: [ID] });
+    }
+    // Without any, validation_ids is printed empty, and reads back as none.
+    const none = parseYaml(checked([])) as { watch: Record<string, unknown> };
+    expect(none.watch).toMatchObject({ max_validators: 5000, validation_ids: [] });
   });
 });

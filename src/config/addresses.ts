@@ -13,10 +13,10 @@ export { isValidBech32 };
  * compare the balance against. P-Chain balances come from the Data API;
  * C-Chain and L1 (EVM) balances from `eth_getBalance` on a configured node.
  *
- * This module holds only what is specific to the section: its schema (used by
- * schema.ts) and the cross-field rules that need the rest of the
- * configuration (used by load.ts). It imports nothing at run time from either,
- * so neither import forms a cycle.
+ * Its keys are declared in the table of settings (settings.ts); this module
+ * holds the rules across them (used by the table), the rules that need the
+ * rest of the configuration (used by load.ts) and how `--config.check` prints
+ * the section. It imports neither, so no import forms a cycle.
  */
 
 /** One watched address as the exporter runs with it. */
@@ -50,56 +50,52 @@ export function networkOfPAddress(address: string): (typeof P_CHAIN_HRPS)[keyof 
   return m ? P_CHAIN_HRPS[m[1] as keyof typeof P_CHAIN_HRPS] : undefined;
 }
 
-const addressEntrySchema = z
-  .strictObject({
-    alias: z
-      .string()
-      .min(1, 'must not be empty')
-      .max(64, 'must be at most 64 characters')
-      .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
-    chain: z.string().superRefine((c, ctx) => {
-      if (c === 'P' || c === 'C') return;
-      // Something shaped like an id is checked as one (checksum, length), so a typo names itself.
-      if (!CB58_ID.test(c)) ctx.addIssue({ code: 'custom', message: 'must be P, C or the blockchain id (CB58) of an EVM L1' });
-      const problem = CB58_ID.test(c) ? idProblem(c, 'blockchain id') : undefined;
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: NAMED });
-    }),
-    address: z.string(),
-    floor_avax: z
-      .number({ error: 'must be a number' })
-      .refine((v) => Number.isFinite(v) && v > 0, 'must be a number greater than zero (leave floor_avax out to watch the balance without an alert)')
-      .optional(),
-    /** The configured node whose `/ext/bc/<chain>/rpc` answers `eth_getBalance`; default the first node. */
-    rpc_node: z.string().min(1).optional(),
-  })
-  .superRefine((a, ctx) => {
-    if (isPChain(a.chain)) {
-      const checked = checkPAddress(a.address);
-      if (!checked.ok) {
-        ctx.addIssue({ code: 'custom', path: ['address'], message: checked.problem, params: NAMED });
-      } else if (!(checked.hrp in P_CHAIN_HRPS)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['address'],
-          message: `"${a.address}" is an address of a ${checked.hrp} network; P-Chain balances come from the Data API, which serves mainnet (P-avax1…) and fuji (P-fuji1…) only`,
-          params: NAMED,
-        });
-      }
-      if (a.rpc_node !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['rpc_node'],
-          message: 'P-Chain balances come from the Data API; rpc_node is for C-Chain and L1 addresses',
-          params: { value: 'hidden' } satisfies ValueShown,
-        });
-      }
-    } else if (!EVM_ADDRESS.test(a.address)) {
-      ctx.addIssue({ code: 'custom', path: ['address'], message: 'must be an EVM address: 0x followed by 40 hex digits' });
-    }
-  });
+/** A `chain` value: `P`, `C`, or an id shaped like one, checked as one (checksum, length), so a typo names itself. */
+export const addressChainSchema = z.string().superRefine((c, ctx) => {
+  if (c === 'P' || c === 'C') return;
+  if (!CB58_ID.test(c)) ctx.addIssue({ code: 'custom', message: 'must be P, C or the blockchain id (CB58) of an EVM L1' });
+  const problem = CB58_ID.test(c) ? idProblem(c, 'blockchain id') : undefined;
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, params: NAMED });
+});
 
-/** The `addresses` list: every entry valid, aliases unique, no address listed twice on one chain. */
-export const addressesSchema = z.array(addressEntrySchema).superRefine((list, ctx) => {
+/** One entry of the validated (file-shaped) section; its keys are declared in the table of settings (settings.ts). */
+export interface RawAddress {
+  alias: string;
+  chain: string;
+  address: string;
+  floor_avax?: number | undefined;
+  rpc_node?: string | undefined;
+}
+
+/** The rules across one entry's keys: the address fits its chain, and rpc_node is for EVM chains only. */
+export function refineAddressEntry(a: RawAddress, ctx: z.RefinementCtx): void {
+  if (isPChain(a.chain)) {
+    const checked = checkPAddress(a.address);
+    if (!checked.ok) {
+      ctx.addIssue({ code: 'custom', path: ['address'], message: checked.problem, params: NAMED });
+    } else if (!(checked.hrp in P_CHAIN_HRPS)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['address'],
+        message: `"${a.address}" is an address of a ${checked.hrp} network; P-Chain balances come from the Data API, which serves mainnet (P-avax1…) and fuji (P-fuji1…) only`,
+        params: NAMED,
+      });
+    }
+    if (a.rpc_node !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rpc_node'],
+        message: 'P-Chain balances come from the Data API; rpc_node is for C-Chain and L1 addresses',
+        params: { value: 'hidden' } satisfies ValueShown,
+      });
+    }
+  } else if (!EVM_ADDRESS.test(a.address)) {
+    ctx.addIssue({ code: 'custom', path: ['address'], message: 'must be an EVM address: 0x followed by 40 hex digits' });
+  }
+}
+
+/** The rules across entries: aliases unique, no address listed twice on one chain. */
+export function refineAddressList(list: readonly RawAddress[], ctx: z.RefinementCtx): void {
   const aliases = new Map<string, number>();
   const keys = new Map<string, number>();
   list.forEach((a, i) => {
@@ -119,10 +115,7 @@ export const addressesSchema = z.array(addressEntrySchema).superRefine((list, ct
       });
     else keys.set(key, i);
   });
-});
-
-/** The validated (file-shaped) section. */
-export type RawAddresses = z.output<typeof addressesSchema>;
+}
 
 /** Where each watched address is asked about. */
 export interface ResolvedAddresses {
@@ -132,7 +125,7 @@ export interface ResolvedAddresses {
   pChain: WatchedAddress[];
 }
 
-function watched(a: RawAddresses[number]): WatchedAddress {
+function watched(a: RawAddress): WatchedAddress {
   return { alias: a.alias, chain: a.chain, address: a.address, ...(a.floor_avax !== undefined ? { floorAvax: a.floor_avax } : {}) };
 }
 
@@ -143,7 +136,7 @@ function watched(a: RawAddresses[number]): WatchedAddress {
  * that network. Problems are appended to `problems` with their paths.
  */
 export function resolveAddresses(
-  raw: RawAddresses | undefined,
+  raw: readonly RawAddress[] | undefined,
   nodeNames: readonly string[],
   dataApi: { enabled: boolean; network: string | undefined },
   problems: string[],
@@ -178,4 +171,23 @@ export function resolveAddresses(
     out.byNode.set(node, list);
   });
   return out;
+}
+
+function printAddress(a: WatchedAddress, rpcNode: string | undefined): Record<string, unknown> {
+  return {
+    alias: a.alias,
+    chain: a.chain,
+    address: a.address,
+    ...(a.floorAvax !== undefined ? { floor_avax: a.floorAvax } : {}),
+    ...(rpcNode !== undefined ? { rpc_node: rpcNode } : {}),
+  };
+}
+
+/** The section as `--config.check` prints it: each node's addresses (named as their rpc_node), then the P-Chain's; undefined when none. */
+export function printAddresses(
+  nodes: readonly { name: string; addresses?: readonly WatchedAddress[] | undefined }[],
+  pChain: readonly WatchedAddress[] | undefined,
+): Record<string, unknown>[] | undefined {
+  const out = [...nodes.flatMap((n) => (n.addresses ?? []).map((a) => printAddress(a, n.name))), ...(pChain ?? []).map((a) => printAddress(a, undefined))];
+  return out.length > 0 ? out : undefined;
 }

@@ -19,8 +19,12 @@ export function parseDuration(text: string): number | undefined {
   return consumed === s.length ? Math.round(total) : undefined;
 }
 
-/** Formats milliseconds as the shortest duration string that parses back to it. */
-export function formatDuration(ms: number): string {
+/**
+ * Writes milliseconds as a duration setting: the shortest string that parses
+ * back to it (`1h30m`, `1m0s500ms` never: `1m500ms`). Not for people reading a
+ * page: status-kit's formatDuration rounds seconds to two units (`3d 4h`).
+ */
+export function writeDuration(ms: number): string {
   if (ms === 0) return '0s';
   const parts: string[] = [];
   let rest = ms;

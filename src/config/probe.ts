@@ -1,11 +1,9 @@
 import type { NodeConfig, WatchConfig } from './node.js';
-import { formatDuration } from './duration.js';
+import type { RawConfig } from './schema.js';
+import { writeDuration } from './duration.js';
 import { targetKey } from './target-url.js';
-
-/** Default cap on allow-listed URLs polled for `/probe` at the same time. */
-export const DEFAULT_PROBE_MAX_TARGETS = 100;
-/** Default time a probe-only target is kept without being probed: long enough to outlast a slow scrape interval. */
-export const DEFAULT_PROBE_IDLE_TIMEOUT_MS = 5 * 60_000;
+import { ALWAYS_SECRET_HEADERS, DEFAULT_PROBE_IDLE_TIMEOUT_MS, DEFAULT_PROBE_MAX_TARGETS } from './defaults.js';
+import { redactUrlText } from './problems.js';
 
 /** The `/probe` endpoint's settings. */
 export interface ProbeConfig {
@@ -21,13 +19,6 @@ export interface ProbeConfig {
   idleTimeoutMs: number;
 }
 
-/** The raw `probe` section, as validated by the schema. */
-export interface RawProbeSection {
-  targets?: string[] | undefined;
-  max_targets?: number | undefined;
-  idle_timeout?: number | undefined;
-}
-
 /** What the probe section needs of the rest of the configuration. */
 export interface ProbeConfigContext {
   /** The configured nodes: their URLs are on the allow-list already. */
@@ -40,7 +31,7 @@ export interface ProbeConfigContext {
 }
 
 /** Applies defaults and cross-field rules to the `probe` section; problems are appended to `problems`. */
-export function finalizeProbeConfig(raw: RawProbeSection | undefined, ctx: ProbeConfigContext, problems: string[]): ProbeConfig {
+export function finalizeProbeConfig(raw: RawConfig['probe'], ctx: ProbeConfigContext, problems: string[]): ProbeConfig {
   const nodeKeys = new Set(ctx.nodes.map((n) => targetKey(n.url)));
   const seen = new Map<string, number>();
   const targets: NodeConfig[] = [];
@@ -57,14 +48,19 @@ export function finalizeProbeConfig(raw: RawProbeSection | undefined, ctx: Probe
       name: ctx.nameOf(url),
       url: url.replace(/\/+$/, ''),
       headers: {},
-      secretHeaders: ['authorization', 'proxy-authorization', 'cookie'],
+      secretHeaders: [...ALWAYS_SECRET_HEADERS],
       watch: { ...ctx.watch, nodeIds: [...ctx.watch.nodeIds], subnetIds: [...ctx.watch.subnetIds] },
     });
   });
   // A target must outlive at least one poll interval, or every probe would start from nothing.
   const idleTimeoutMs = raw?.idle_timeout ?? Math.max(DEFAULT_PROBE_IDLE_TIMEOUT_MS, 4 * ctx.pollIntervalMs);
   if (idleTimeoutMs < ctx.pollIntervalMs) {
-    problems.push(`probe.idle_timeout: must be at least poll.interval (${formatDuration(idleTimeoutMs)} < ${formatDuration(ctx.pollIntervalMs)})`);
+    problems.push(`probe.idle_timeout: must be at least poll.interval (${writeDuration(idleTimeoutMs)} < ${writeDuration(ctx.pollIntervalMs)})`);
   }
   return { targets, maxTargets: raw?.max_targets ?? DEFAULT_PROBE_MAX_TARGETS, idleTimeoutMs };
+}
+
+/** The section as `--config.check` prints it: a URL's password as `<redacted>`. */
+export function printProbe(c: ProbeConfig): Record<string, unknown> {
+  return { targets: c.targets.map((t) => redactUrlText(t.url)), max_targets: c.maxTargets, idle_timeout: writeDuration(c.idleTimeoutMs) };
 }

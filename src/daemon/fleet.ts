@@ -10,6 +10,7 @@ import { NodePoller, startSpread, type PollerHandle } from '../scheduler.js';
 import { DataApiPoller, DATA_API_POLLER_NAME } from './data-api-poller.js';
 import { DEFAULT_DATA_API_URL } from '../config/data-api.js';
 import { redactUrl } from '../config/load.js';
+import { sameSettings } from '../config/same.js';
 import { BUILD } from './build-info.js';
 import { logTransition } from './log-transition.js';
 import type { DemoUpstreams } from './demo-start.js';
@@ -38,8 +39,6 @@ export interface FleetOptions {
   autoStart: boolean;
   rounds: RoundObserver;
 }
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The pollers the running configuration asks for: one per node (configured,
@@ -138,18 +137,18 @@ export class Fleet {
     const { store } = this.#opts;
     const prevConfig = this.#config;
     const nextNodes = this.#nodesOf(next);
-    const pollSame = same(prevConfig.poll, next.poll);
+    const pollSame = sameSettings(prevConfig.poll, next.poll);
     const byName = new Map(this.#nodePollers.map((p) => [p.node.name, p]));
     const kept = new Map<string, NodePoller>();
     const toStop: PollerHandle[] = [];
     for (const n of nextNodes) {
       const old = byName.get(n.name);
-      if (old && pollSame && same(old.node, n)) kept.set(n.name, old);
+      if (old && pollSame && sameSettings(old.node, n)) kept.set(n.name, old);
       else if (old) toStop.push(old);
     }
     const removed = [...byName.keys()].filter((name) => !nextNodes.some((n) => n.name === name));
     for (const name of removed) toStop.push(byName.get(name) as NodePoller);
-    const dataApiSame = same(prevConfig.dataApi, next.dataApi) && toStop.length === 0 && nextNodes.length === this.#nodePollers.length;
+    const dataApiSame = sameSettings(prevConfig.dataApi, next.dataApi) && toStop.length === 0 && nextNodes.length === this.#nodePollers.length;
     // Every new poller is built before anything is stopped: one that cannot be built fails the
     // reload with nothing changed, rather than leaving a stopped poller's last series served.
     const created: PollerHandle[] = [];

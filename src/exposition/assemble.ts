@@ -2,18 +2,18 @@ import { FAILURE_REASONS } from '../http/errors.js';
 import type { AnySource } from '../sources/source.js';
 import type { SourceState } from '../state/store.js';
 import type { Sample } from '../metrics/metric-defs.js';
+import { isFresh, sourceMaxAgeMs, type MaxAges } from '../config/max-age.js';
 
-/** Inputs of one exposition: the state, the collectors, and the time it is for. */
-export interface AssembleInput {
+/**
+ * Inputs of one exposition: the state, the collectors, the time it is for and
+ * the max ages in force (config/max-age.ts: the poll's, the pollers' own by
+ * poller name, the stretch of sources polled less often by source name).
+ */
+export interface AssembleInput extends MaxAges {
   states: readonly SourceState[];
   /** Collector of each source, by source name. */
   sources: ReadonlyMap<string, AnySource>;
   nowMs: number;
-  maxAgeMs: number;
-  /** Max age of the pollers that have their own (the Data API polls less often than nodes), by poller name. */
-  maxAgeByNode?: ReadonlyMap<string, number>;
-  /** Added to the max age of a source polled less often than every round (its least interval), by source name. */
-  extraMaxAgeBySource?: ReadonlyMap<string, number>;
   build: { version: string; revision: string; nodejs: string };
   ready: boolean;
   /** Samples that belong to no source value, such as the Data API client's 429 counter. */
@@ -60,8 +60,8 @@ export class SampleAssembler {
     const byNode = new Map<string, { states: SourceState[]; maxAges: number[] }>();
     for (const s of input.states) {
       const def = input.sources.get(s.source);
-      const maxAgeMs = (input.maxAgeByNode?.get(s.node) ?? input.maxAgeMs) + (input.extraMaxAgeBySource?.get(s.source) ?? 0);
-      const fresh = s.value !== undefined && s.lastSuccessMs !== undefined && input.nowMs - s.lastSuccessMs <= maxAgeMs;
+      const maxAgeMs = sourceMaxAgeMs(input, s.node, s.source);
+      const fresh = s.value !== undefined && isFresh(s.lastSuccessMs, input.nowMs, maxAgeMs);
       if (def && fresh) groups.push(this.#collect(def, s.value, s.node));
       let own = byNode.get(s.node);
       if (!own) byNode.set(s.node, (own = { states: [], maxAges: [] }));

@@ -1,5 +1,7 @@
 import type { Config, NodeConfig } from '../config/load.js';
 import { redactUrl } from '../config/load.js';
+import { isFresh } from '../config/max-age.js';
+import { sameSettings } from '../config/same.js';
 import { assembleSamples } from '../exposition/assemble.js';
 import type { Sample } from '../metrics/metric-defs.js';
 import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
@@ -89,8 +91,6 @@ class Limiter {
     }
   }
 }
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** assembleSamples wants a build identity; probe answers leave the exporter's own series out anyway. */
 const NO_BUILD = { version: '', revision: '', nodejs: '' };
@@ -225,7 +225,7 @@ export class ProbeService {
     const nowMs = Date.now();
     let t = this.#targets.get(found.key);
     // A reload changed its settings: it starts again from nothing (the sweeper would drop it soon anyway).
-    if (t && (!same(t.node, found.node) || !same(t.poll, config.poll))) this.#sweep(nowMs);
+    if (t && (!sameSettings(t.node, found.node) || !sameSettings(t.poll, config.poll))) this.#sweep(nowMs);
     t = this.#targets.get(found.key);
     if (!t) {
       // Full: idle ones may be due to go, which the next sweeper tick would find.
@@ -327,7 +327,7 @@ export class ProbeService {
     );
     const labels = { node: name };
     const identity = states.find((s) => s.source === this.#opts.identitySource);
-    const fresh = identity?.up === true && identity.lastSuccessMs !== undefined && nowMs - identity.lastSuccessMs <= maxAgeMs;
+    const fresh = identity?.up === true && isFresh(identity.lastSuccessMs, nowMs, maxAgeMs);
     samples.push({ name: 'avax_probe_success', labels, value: fresh ? 1 : 0 });
     if (identity?.lastAttemptMs !== undefined)
       samples.push({ name: 'avax_probe_poll_age_seconds', labels, value: Math.max(0, nowMs - identity.lastAttemptMs) / 1000 });
@@ -354,7 +354,7 @@ export class ProbeService {
       const why =
         entry === undefined || nodeKeys.has(key)
           ? 'no longer on the allow-list'
-          : !same(entry, t.node) || !same(config.poll, t.poll)
+          : !sameSettings(entry, t.node) || !sameSettings(config.poll, t.poll)
             ? 'configuration changed'
             : nowMs - t.lastProbeMs > config.probe.idleTimeoutMs
               ? 'not probed for probe.idle_timeout'

@@ -1,4 +1,5 @@
 import { FAILURE_REASONS, type FailureReason, type UpstreamError } from '../http/errors.js';
+import { isFresh, nodeMaxAgeMs, sourceMaxAgeMs } from '../config/max-age.js';
 
 /** The last error of a source, as shown on the landing page and in logs. */
 export interface SourceErrorInfo {
@@ -123,25 +124,26 @@ export class StateStore {
 
   /** The value of a source if its last success is not older than `maxAgeMs`. */
   freshValue(s: SourceState, nowMs: number, maxAgeMs: number): unknown {
-    if (s.value === undefined || s.lastSuccessMs === undefined) return undefined;
-    return nowMs - s.lastSuccessMs <= maxAgeMs ? s.value : undefined;
+    return isFresh(s.lastSuccessMs, nowMs, maxAgeMs) ? s.value : undefined;
   }
 
   /**
-   * Drops the value of a source whose data is too old, so it cannot be mistaken for current data.
-   * `maxAgeByNode` overrides the max age of some pollers (the Data API's, which polls less often);
-   * `extraMaxAgeBySource` stretches that of sources polled less often than every round.
+   * Drops the value of a source whose data is too old, so it cannot be mistaken for current data
+   * (the rule: config/max-age.ts). `maxAgeByNode` overrides the max age of some pollers (the Data
+   * API's, which polls less often); `extraMaxAgeBySource` stretches that of sources polled less
+   * often than every round.
    */
   expire(nowMs: number, maxAgeMs: number, maxAgeByNode?: ReadonlyMap<string, number>, extraMaxAgeBySource?: ReadonlyMap<string, number>): void {
+    const ages = { maxAgeMs, maxAgeByNode, extraMaxAgeBySource };
     for (const s of this.#sources.values()) {
       if (s.value === undefined || s.lastSuccessMs === undefined) continue;
-      const maxAge = maxAgeByNode?.get(s.node) ?? maxAgeMs;
-      const limit = maxAge + (extraMaxAgeBySource?.get(s.source) ?? 0);
+      const maxAge = nodeMaxAgeMs(ages, s.node);
+      const limit = sourceMaxAgeMs(ages, s.node, s.source);
       // A source polled less often (info.peers) is stretched only while its
       // node keeps answering: once the node's rounds fail, every value goes
       // with the max age counted from the node's last good round.
       const nodeOk = this.#nodeRoundOkMs.get(s.node);
-      if (nowMs - s.lastSuccessMs > limit || (nodeOk !== undefined && nowMs - nodeOk > maxAge)) s.value = undefined;
+      if (!isFresh(s.lastSuccessMs, nowMs, limit) || (nodeOk !== undefined && !isFresh(nodeOk, nowMs, maxAge))) s.value = undefined;
     }
   }
 
