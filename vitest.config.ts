@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Tests live in test/, and beside the code they test in src/ (a source's folder holds its tests).
+    // A test of one unit sits beside it in src/ (a source's folder holds its tests); a test of the product from outside in test/ (docs/development.md, "Where tests live").
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // End-to-end tests start real servers and wait for poll rounds.
     testTimeout: 30_000,

@@ -76,7 +76,7 @@ const WHILE_CHECK_FAILS = [{ dashboard: 'avax-fleet-overview', panelId: 15, titl
 
 /**
  * Queries empty while no chain bootstraps: the subnets the failing `bootstrapped`
- * check lists (avax_node_subnet_bootstrapping; test/l1-health.test.ts shows the
+ * check lists (avax_node_subnet_bootstrapping; test/node-and-l1-health.test.ts shows the
  * series while a chain bootstraps or failed to start).
  */
 const WHILE_BOOTSTRAPPING = [{ dashboard: 'avax-fleet-overview', panelId: 34, title: 'Subnets bootstrapping' }];
@@ -99,7 +99,7 @@ const SELF_VIEW_LEFT_OUT = [
 /**
  * Queries empty in a setup where everything is watched: the active L1
  * validations nobody watches (here the node watches the fixture L1, the one
- * its active validation is on); test/data-api-l1-validators.test.ts and the
+ * its active validation is on); src/sources/data-api/l1-validators/l1-validators.test.ts and the
  * promtool tests show the query's rule raising.
  */
 const NOTHING_UNWATCHED = [{ dashboard: 'avax-validators', panelId: 31, title: 'L1 validations active, and unwatched (Data API, 20 shown)', refIds: ['B'] }];

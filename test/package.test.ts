@@ -66,7 +66,7 @@ describe('npm package', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', pkg.bin['avax-exporter'], 'dist/daemon.js']));
     expect(files.filter((f) => !/^dist\/.+\.js$/.test(f) && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f))).toEqual([]);
-    expect(files.filter((f) => /tools|bench|soak|metrics-doc|\.map$/.test(f))).toEqual([]);
+    expect(files.filter((f) => /tools|bench|soak|metrics-doc|\.test\.js$|\.map$/.test(f))).toEqual([]);
     // Every shipped module exists in src/ (the build is of src/ only, not leftovers of an older tree).
     for (const f of files.filter((x) => x.startsWith('dist/')))
       expect(existsSync(join(ROOT, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))), f).toBe(true);

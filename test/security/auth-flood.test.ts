@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BcryptPool } from '../../src/server/bcrypt-pool.js';
-import { BasicAuth } from '../../src/server/web-config.js';
+import { BasicAuth } from '../../src/server/basic-auth.js';
 import { closeServers, startStaticServer } from '../helpers/tls.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

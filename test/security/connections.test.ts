@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, type ServerOptions } from '../../src/server/server.js';
+import { DEFAULT_LIMITS } from '../../src/server/connection-guard.js';
+import type { ServerOptions } from '../../src/server/server.js';
 import { closeServers, selfSignedCert, startStaticServer, STATIC_EXPOSITION } from '../helpers/tls.js';
 
 const BODY = STATIC_EXPOSITION.text.toString('utf8');

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerOptions } from '../../src/server/server.js';
-import { WebConfigError, loadWebConfig, BasicAuth, DUMMY_HASH } from '../../src/server/web-config.js';
+import { WebConfigError, loadWebConfig } from '../../src/server/web-config.js';
+import { BasicAuth, DUMMY_HASH } from '../../src/server/basic-auth.js';
 import { closeServers, startStaticServer } from '../helpers/tls.js';
 
 let dir = '';

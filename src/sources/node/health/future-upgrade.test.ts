@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeNode } from '../../../../test/fakes/fake-node.js';
-import { futureUpgradeFrom, healthSource, healthValueFrom, type HealthAnswer } from '../health/index.js';
+import { futureUpgradeFrom, healthSource, healthValueFrom, type HealthAnswer } from './index.js';
 import { peersResult, peersValueFrom, peersSource } from '../peers/index.js';
 import { fixtureResult, loadFixture } from '../../../../test/helpers/fixtures.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../../test/helpers/daemon.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeNode } from '../../../../test/fakes/fake-node.js';
 import { defaultFakeState, FIXTURE_IDS } from '../../../../test/fakes/fake-data.js';
 import { autoRenewing } from '../../../../test/fakes/real-modes.js';
-import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource } from '../validators/index.js';
-import { readValidatorEntry } from '../validators/validator-entry.js';
+import { PRIMARY_NETWORK_ID, toRecord, validatorsResult, validatorsSource } from './index.js';
+import { readValidatorEntry } from './validator-entry.js';
 import { fixtureResult } from '../../../../test/helpers/fixtures.js';
 import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../../test/helpers/daemon.js';
 

@@ -7,8 +7,8 @@ import { JsonRpcClient, type ArraySpec, type Deadline } from '../../../http/json
 import { HttpTransport } from '../../../http/transport.js';
 import { UpstreamError } from '../../../http/errors.js';
 import { stakeEntrySchema } from '../peers/index.js';
-import { readStakeEntry, readValidatorEntry } from '../validators/validator-entry.js';
-import { toRecord, validatorSchema, type ValidatorRecord } from '../validators/index.js';
+import { readStakeEntry, readValidatorEntry } from './validator-entry.js';
+import { toRecord, validatorSchema, type ValidatorRecord } from './index.js';
 import { L1_SUBNET_ID, mainnetWorld } from '../../../../test/tools/bench/world.js';
 import { FIXTURE_DIR, loadFixture } from '../../../../test/helpers/fixtures.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { collectNodeIdentity } from '../src/sources/node/node-identity/collect.js';
-import { identityChanges, nodeIpResult, vmVersionsResult, vmVersionsOf } from '../src/sources/node/node-identity/index.js';
-import { ipChangedMode, pluginVmMode } from './fakes/real-modes.js';
-import { FIXTURE_IDS } from './fakes/fake-data.js';
-import { callsInOneRound, eventually, perTestResources, scrape, seriesOf, waitUntilAllUp } from './helpers/daemon.js';
-import { fixtureResult } from './helpers/fixtures.js';
-import { startDemoNode } from '../src/demo/node.js';
+import { collectNodeIdentity } from './collect.js';
+import { identityChanges, nodeIpResult, vmVersionsResult, vmVersionsOf } from './index.js';
+import { ipChangedMode, pluginVmMode } from '../../../../test/fakes/real-modes.js';
+import { FIXTURE_IDS } from '../../../../test/fakes/fake-data.js';
+import { callsInOneRound, eventually, perTestResources, scrape, seriesOf, waitUntilAllUp } from '../../../../test/helpers/daemon.js';
+import { fixtureResult } from '../../../../test/helpers/fixtures.js';
+import { startDemoNode } from '../../../demo/node.js';
 
 // Issue 19 point 4: the public IP a node advertises and the versions of its VMs (plugins such as Subnet-EVM).
 const { fakeNode, daemonFor } = perTestResources();

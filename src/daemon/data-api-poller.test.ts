@@ -5,8 +5,8 @@
  * configured node at all (issue 22, point 10).
  */
 import { describe, expect, it } from 'vitest';
-import { watchedNodeIds } from '../src/daemon/data-api-poller.js';
-import type { NodeConfig } from '../src/config/load.js';
+import { watchedNodeIds } from './data-api-poller.js';
+import type { NodeConfig } from '../config/load.js';
 
 const node = (name: string, nodeIds: string[]): NodeConfig => ({
   name,

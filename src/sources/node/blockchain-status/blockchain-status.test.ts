@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from './fakes/fake-node.js';
-import { defaultFakeState, FIXTURE_IDS, idFrom } from './fakes/fake-data.js';
-import { chainSyncing, untrackedSubnet } from './fakes/real-modes.js';
-import { collectBlockchainStatus } from '../src/sources/node/blockchain-status/collect.js';
-import { blockchainStatusChanges } from '../src/sources/node/blockchain-status/changes.js';
-import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from './helpers/daemon.js';
+import { FakeNode } from '../../../../test/fakes/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS, idFrom } from '../../../../test/fakes/fake-data.js';
+import { chainSyncing, untrackedSubnet } from '../../../../test/fakes/real-modes.js';
+import { collectBlockchainStatus } from './collect.js';
+import { blockchainStatusChanges } from './changes.js';
+import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp, withFakeNode } from '../../../../test/helpers/daemon.js';
 
 const L1 = FIXTURE_IDS.l1SubnetId;
 const CHAIN = FIXTURE_IDS.l1ChainId;

@@ -6,7 +6,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
+import { createLogger } from './log.js';
 
 function capture(): { write(line: string): void; text(): string } {
   const chunks: string[] = [];

@@ -1,12 +1,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkPAddress, decodeCb58, idProblem, isValidBech32, nodeIdProblem } from '../src/config/ids.js';
-import { buildConfig, loadConfig } from '../src/config/load.js';
-import { defaultFakeState, FIXTURE_IDS, MAINNET_CHAIN_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
-import { defaultFakeDataApiState } from './fakes/fake-data-api.js';
-import { problemsOf } from './helpers/config.js';
-import { FIXTURE_DIR } from './helpers/fixtures.js';
+import { checkPAddress, decodeCb58, idProblem, isValidBech32, nodeIdProblem } from './ids.js';
+import { buildConfig, loadConfig } from './load.js';
+import { defaultFakeState, FIXTURE_IDS, MAINNET_CHAIN_IDS, PRIMARY_NETWORK_ID } from '../../test/fakes/fake-data.js';
+import { defaultFakeDataApiState } from '../../test/fakes/fake-data-api.js';
+import { problemsOf } from '../../test/helpers/config.js';
+import { FIXTURE_DIR } from '../../test/helpers/fixtures.js';
 
 const FIXTURES = FIXTURE_DIR;
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../../../../test/fakes/fake-node.js';
-import { defaultFakeState } from '../../../../test/fakes/fake-data.js';
-import { partialSyncMode } from '../../../../test/fakes/real-modes.js';
-import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../../test/helpers/daemon.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { defaultFakeState } from './fakes/fake-data.js';
+import { partialSyncMode } from './fakes/real-modes.js';
+import { callsInOneRound, perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 /** Runs one JSON-RPC call against the fake and returns the parsed body. */
 async function rpc(url: string, path: string, method: string, params: unknown = {}): Promise<{ result?: unknown; error?: unknown }> {

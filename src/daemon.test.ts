@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { testHandle } from '../../src/daemon.js';
-import { perTestResources, scrape, valueOf, waitUntilAllUp } from '../helpers/daemon.js';
+import { testHandle } from './daemon.js';
+import { perTestResources, scrape, valueOf, waitUntilAllUp } from '../test/helpers/daemon.js';
 
 const { fakeNode, daemonFor } = perTestResources();
 

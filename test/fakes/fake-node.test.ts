@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeNode, type FakeCheck, type FakeNodeState, type FakeValidator } from './fakes/fake-node.js';
-import { cb58Decode, cb58Encode, defaultFakeState, FIXTURE_IDS, generatePeers, generateValidators, isCb58Id, isCb58NodeId } from './fakes/fake-data.js';
-import { createDemoState, startDemoNode } from '../src/demo/node.js';
-import { FIXTURE_DIR } from './helpers/fixtures.js';
+import { FakeNode, type FakeCheck, type FakeNodeState, type FakeValidator } from './fake-node.js';
+import { cb58Decode, cb58Encode, defaultFakeState, FIXTURE_IDS, generatePeers, generateValidators, isCb58Id, isCb58NodeId } from './fake-data.js';
+import { createDemoState, startDemoNode } from '../../src/demo/node.js';
+import { FIXTURE_DIR } from '../helpers/fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

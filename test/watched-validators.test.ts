@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FakeNode } from '../../../../test/fakes/fake-node.js';
-import { defaultFakeState, FIXTURE_IDS } from '../../../../test/fakes/fake-data.js';
-import { observedOutage, restartedAfterOutage } from '../../../../test/fakes/real-modes.js';
-import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../../../../test/helpers/daemon.js';
+import { FakeNode } from './fakes/fake-node.js';
+import { defaultFakeState, FIXTURE_IDS } from './fakes/fake-data.js';
+import { observedOutage, restartedAfterOutage } from './fakes/real-modes.js';
+import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from './helpers/daemon.js';
 
 const PRIMARY = '11111111111111111111111111111111LpoYY';
 

@@ -9,8 +9,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { HEAP_GROWING_PERCENT } from '../src/runtime/heap-tuning.js';
-import { DAEMON_RUNTIME_ENV } from './tools/bench/runtime-env.js';
+import { HEAP_GROWING_PERCENT } from './heap-tuning.js';
+import { DAEMON_RUNTIME_ENV } from '../../test/tools/bench/runtime-env.js';
 
 /**
  * Keeps ~20 MB live and replaces all of it 60 times, each generation

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { defaultMaxAgeMs, isFresh, nodeMaxAgeMs, slowPollerMaxAgeMs, sourceMaxAgeMs } from '../src/config/max-age.js';
-import { loadConfig } from '../src/config/load.js';
-import { StateStore } from '../src/state/store.js';
+import { defaultMaxAgeMs, isFresh, nodeMaxAgeMs, slowPollerMaxAgeMs, sourceMaxAgeMs } from './max-age.js';
+import { loadConfig } from './load.js';
+import { StateStore } from '../state/store.js';
 
 /** The series max-age rule, in its one place (src/config/max-age.ts), and the configuration and the store following it. */
 describe('the series max-age rule', () => {

@@ -5,11 +5,11 @@
  * (vms/platformvm/txs/executor/proposal_tx_executor.go RewardAutoRenewedValidatorTx).
  */
 import { describe, expect, it } from 'vitest';
-import { FakeNode, type FakeNodeState } from './fakes/fake-node.js';
-import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from './fakes/fake-data.js';
-import { advancePChain, networkCommits, nodeUptime } from '../src/demo/p-chain-clock.js';
-import { autoRenewing, poaSubnet, removedL1Validation } from './fakes/real-modes.js';
-import { DAY, liveWorld, PEER_STAKE, SELF, unreachableStake, upgradeTime, validatorOf } from './helpers/matrix-worlds.js';
+import { FakeNode, type FakeNodeState } from '../../test/fakes/fake-node.js';
+import { FIXTURE_IDS, PRIMARY_NETWORK_ID } from '../../test/fakes/fake-data.js';
+import { advancePChain, networkCommits, nodeUptime } from './p-chain-clock.js';
+import { autoRenewing, poaSubnet, removedL1Validation } from '../../test/fakes/real-modes.js';
+import { DAY, liveWorld, PEER_STAKE, SELF, unreachableStake, upgradeTime, validatorOf } from '../../test/helpers/matrix-worlds.js';
 
 const NOW = 1_800_000_000;
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { splitJsonArray } from '../src/http/json-array-split.js';
-import { JsonRpcClient } from '../src/http/json-rpc.js';
-import { HttpTransport } from '../src/http/transport.js';
-import { FakeNode } from './fakes/fake-node.js';
-import { createPrng, generateValidators } from './fakes/fake-data.js';
+import { splitJsonArray } from './json-array-split.js';
+import { JsonRpcClient } from './json-rpc.js';
+import { HttpTransport } from './transport.js';
+import { FakeNode } from '../../test/fakes/fake-node.js';
+import { createPrng, generateValidators } from '../../test/fakes/fake-data.js';
 
 const pause = () => Promise.resolve();
 

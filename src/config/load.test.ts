@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_PORT, loadConfig, redactConfig, envNameOf } from '../src/config/load.js';
-import { parseDuration, writeDuration } from '../src/config/duration.js';
-import { problemsOf } from './helpers/config.js';
+import { ConfigError, DEFAULT_PORT, loadConfig, redactConfig, envNameOf } from './load.js';
+import { parseDuration, writeDuration } from './duration.js';
+import { problemsOf } from '../../test/helpers/config.js';
 
 function writeYaml(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'avax-exporter-config-'));

@@ -5,13 +5,13 @@
  * fixed number.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildConfig } from '../src/config/load.js';
-import { HttpTransport } from '../src/http/transport.js';
-import { createLogger } from '../src/log.js';
-import { ProbeService, REFUSAL_WARN_BURST } from '../src/probe/probe-service.js';
-import { IDENTITY_SOURCE, NODE_SOURCES } from '../src/sources/catalog.js';
-import { StateStore } from '../src/state/store.js';
-import { LogCapture, perTestResources, valueOf } from './helpers/daemon.js';
+import { buildConfig } from '../config/load.js';
+import { HttpTransport } from '../http/transport.js';
+import { createLogger } from '../log.js';
+import { ProbeService, REFUSAL_WARN_BURST } from './probe-service.js';
+import { IDENTITY_SOURCE, NODE_SOURCES } from '../sources/catalog.js';
+import { StateStore } from '../state/store.js';
+import { LogCapture, perTestResources, valueOf } from '../../test/helpers/daemon.js';
 
 const { daemonFor } = perTestResources();
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -12,16 +12,16 @@ import { dirname, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { StateStore } from '../src/state/store.js';
-import { FakeDataApi } from './fakes/fake-data-api.js';
-import { FIXTURE_IDS } from './fakes/fake-data.js';
-import type { FakeL1Validator } from './fakes/fake-node.js';
-import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../src/sources/node/validators/index.js';
-import type { HealthValue } from '../src/sources/node/health/index.js';
-import type { DataApiBlocksValue } from '../src/sources/data-api/blocks/value.js';
-import type { DataApiValidatorsValue } from '../src/sources/data-api/validators/value.js';
-import { downtimeBudgetSeconds, rewardUptimeThreshold } from '../src/domain/rules.js';
-import { renderLanding } from '../src/server/landing.js';
+import { StateStore } from '../state/store.js';
+import { FakeDataApi } from '../../test/fakes/fake-data-api.js';
+import { FIXTURE_IDS } from '../../test/fakes/fake-data.js';
+import type { FakeL1Validator } from '../../test/fakes/fake-node.js';
+import { PRIMARY_NETWORK_ID, type ValidatorRecord, type ValidatorsValue } from '../sources/node/validators/index.js';
+import type { HealthValue } from '../sources/node/health/index.js';
+import type { DataApiBlocksValue } from '../sources/data-api/blocks/value.js';
+import type { DataApiValidatorsValue } from '../sources/data-api/validators/value.js';
+import { downtimeBudgetSeconds, rewardUptimeThreshold } from '../domain/rules.js';
+import { renderLanding } from './landing.js';
 import {
   MAX_ROWS,
   STATUS_THRESHOLDS,
@@ -35,9 +35,9 @@ import {
   timeLeftLevel,
   uptimeLevel,
   worstLevel,
-} from '../src/server/status-page.js';
-import { ROOT } from './helpers/promql-contract.js';
-import { perTestResources, waitUntilAllUp } from './helpers/daemon.js';
+} from './status-page.js';
+import { ROOT } from '../../test/helpers/promql-contract.js';
+import { perTestResources, waitUntilAllUp } from '../../test/helpers/daemon.js';
 
 const DAY = 86_400;
 const NOW_S = 1_800_000_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { RenderLoop, type RenderInput } from '../../src/daemon/render-loop.js';
-import { createLogger } from '../../src/log.js';
-import { LogCapture, valueOf } from '../helpers/daemon.js';
+import { RenderLoop, type RenderInput } from './render-loop.js';
+import { createLogger } from '../log.js';
+import { LogCapture, valueOf } from '../../test/helpers/daemon.js';
 
 /** A render input whose state is one number; its assembly fails once when asked to. */
 function fakeInput(nodes: number) {
