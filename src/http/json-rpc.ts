@@ -104,6 +104,22 @@ export interface ArraySpec<S extends z.ZodType, T extends z.ZodType, R> {
   rest?: T;
   /** Bodies from this size on are split rather than parsed whole. Default SPLIT_MIN_BYTES. */
   splitMinBytes?: number;
+  /**
+   * Items read from an earlier answer, by their exact bytes (see
+   * {@link KnownItem}): in a split body, an item byte for byte the same as one
+   * of these is neither parsed nor checked again and comes back as the same
+   * object, so an unchanged entry keeps its identity (and what was derived
+   * from it, its series' lines) from one round to the next.
+   */
+  known?: ReadonlyMap<string, KnownItem<R>>;
+  /** Filled with this answer's items by their bytes, for the next call's `known` (split bodies only). */
+  remember?: Map<string, KnownItem<R>>;
+}
+
+/** An item already read, under its bytes as a latin1 string (a key that keeps every byte, cheap to make). */
+export interface KnownItem<R> {
+  key: string;
+  item: R;
 }
 
 /** An answer of the node to one request: the request's id and the HTTP response (status 200). */
@@ -250,29 +266,61 @@ export class JsonRpcClient {
       if (start > 0 || split) await yieldToLoop();
       const end = Math.min(count, start + ITEM_BATCH);
       let batch: unknown[];
+      // Per item of the batch: its index in `batch`, or -1 when it is a known item, already in `out`.
+      let at: number[] | undefined;
+      let missKeys: string[] | undefined;
       if (split) {
         const from = split.spans[2 * start] as number;
         const to = split.spans[2 * end - 1] as number;
-        // The items of a batch are contiguous in the body, separated by commas: one small JSON array.
-        batch = parseJsonText(`[${body.toString('utf8', from, to)}]`, what) as unknown[];
-        if (batch.length !== end - start) throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (items ${start}..${end - 1})`);
+        if (spec.known || spec.remember) {
+          const misses: string[] = [];
+          missKeys = [];
+          at = [];
+          for (let i = start; i < end; i++) {
+            const s = split.spans[2 * i] as number;
+            const e = split.spans[2 * i + 1] as number;
+            const key = body.toString('latin1', s, e);
+            const hit = spec.known?.get(key);
+            if (hit) {
+              out[i] = hit.item;
+              spec.remember?.set(hit.key, hit);
+              at.push(-1);
+            } else {
+              at.push(misses.length);
+              missKeys.push(key);
+              misses.push(body.toString('utf8', s, e));
+            }
+          }
+          // The same message as a whole batch's when the items read anew are not valid JSON.
+          batch = misses.length === 0 ? [] : (parseJsonText(`[${misses.join(',')}]`, what) as unknown[]);
+          if (batch.length !== misses.length) throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (items ${start}..${end - 1})`);
+        } else {
+          // The items of a batch are contiguous in the body, separated by commas: one small JSON array.
+          batch = parseJsonText(`[${body.toString('utf8', from, to)}]`, what) as unknown[];
+          if (batch.length !== end - start) throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (items ${start}..${end - 1})`);
+        }
       } else {
         batch = (items as unknown[]).slice(start, end);
       }
       for (let i = start; i < end; i++) {
-        const raw = batch[i - start];
-        const quick = fast?.(raw);
-        if (quick !== undefined) {
-          out[i] = quick;
-          continue;
+        const j = at ? (at[i - start] as number) : i - start;
+        if (j < 0) continue;
+        const raw = batch[j];
+        let read = fast?.(raw);
+        if (read === undefined) {
+          const r = item.safeParse(raw);
+          if (!r.success) {
+            const issue = r.error.issues[0];
+            const where = [key, String(i), ...(issue?.path ?? []).map(String)].join('.');
+            throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${where}: ${issue?.message ?? 'invalid'})`);
+          }
+          read = map(r.data);
         }
-        const r = item.safeParse(raw);
-        if (!r.success) {
-          const issue = r.error.issues[0];
-          const at = [key, String(i), ...(issue?.path ?? []).map(String)].join('.');
-          throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${at}: ${issue?.message ?? 'invalid'})`);
+        out[i] = read;
+        if (missKeys && spec.remember) {
+          const k = missKeys[j] as string;
+          spec.remember.set(k, { key: k, item: read });
         }
-        out[i] = map(r.data);
       }
     }
     // Without `rest`, T is its default (ZodUnknown), whose output `unknown` is what UNCHECKED gave.

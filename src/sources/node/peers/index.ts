@@ -6,10 +6,12 @@ import { weightedNearestRank } from '../../../domain/rules.js';
 import { compareNodeVersions, parseNodeVersion } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from './collect.js';
 import { readStakeEntry } from '../validators/validator-entry.js';
+import { readPeerEntry } from './peer-entry.js';
 import type { StakeMap, StakeAttempt, VersionStake, BenchedPeer, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
 export type { StakeAttempt, VersionStake, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
 
-const peerSchema = z.object({
+/** One info.peers entry (read by readPeerEntry first, peer-entry.ts, which must give what this gives). */
+export const peerSchema = z.object({
   nodeID: z.string(),
   version: z.string(),
   benched: z.array(z.string()).nullable().optional(),
@@ -169,7 +171,7 @@ export const peersSource = defineNodeSource<PeersValue>({
     const due = stakeRefreshDue(ctx.round, previous?.stakeAttempt);
     const [result, fetched] = await Promise.all([
       ctx.rpc
-        .callWithArray('/ext/info', 'info.peers', {}, { key: 'peers', item: peerSchema, rest: peersRest }, ctx.deadline)
+        .callWithArray('/ext/info', 'info.peers', {}, { key: 'peers', item: peerSchema, rest: peersRest, fast: readPeerEntry }, ctx.deadline)
         .then((r) => ({ numPeers: r.rest.numPeers, peers: r.items })),
       // A failed fetch is an absent map, not a failed source (see above).
       due ? sharedStake(ctx).catch(() => undefined) : Promise.resolve(undefined),

@@ -1,10 +1,69 @@
 import type { Sample } from '../../../metrics/metric-defs.js';
-import type { ValidatorsValue } from './value.js';
+import type { ValidatorRecord, ValidatorsValue } from './value.js';
 import { PRIMARY_NETWORK_ID } from '../../../domain/ids.js';
 import { balanceRunwaySeconds, downtimeBudgetSeconds, firstOfEach, isInactiveL1, rewardUptimeThreshold } from '../../../domain/rules.js';
 import { navaxToAvax } from '../../../http/wire.js';
 import { bit, sample } from '../../sample.js';
 import { collectValidationLookups } from './validation-lookup-collect.js';
+
+/** One entry's series but the downtime budget, and what they were made from. */
+interface EntrySamples {
+  node: string;
+  subnet: string;
+  price: number | undefined;
+  upgradeTime: number | undefined;
+  labels: Record<string, string>;
+  threshold: number;
+  samples: readonly Sample[];
+}
+
+/**
+ * The series of each record made last, by record: a record the source kept
+ * from the previous round (its entry did not change) gives the same sample
+ * objects again, whose lines the renderer has already written. Goes with its
+ * record.
+ */
+const madeFor = new WeakMap<ValidatorRecord, EntrySamples>();
+
+/** A validator entry's series, the downtime budget aside (it moves with `observedAt`). Pure but for the memo. */
+function entrySamples(val: ValidatorRecord, node: string, subnet: string, price: number | undefined, upgradeTime: number | undefined): EntrySamples {
+  const hit = madeFor.get(val);
+  if (hit && hit.node === node && hit.subnet === subnet && hit.price === price && hit.upgradeTime === upgradeTime) return hit;
+  const out: Sample[] = [];
+  const labels = { node, node_id: val.nodeId, subnet };
+  // An L1 validator whose fee balance ran out stays in the set but is
+  // inactive, reported with balance 0 (vms/platformvm/api/validator.go).
+  out.push(sample('avax_validator_active', labels, isInactiveL1(val) ? 0 : 1));
+  out.push(sample('avax_validator_weight', labels, Number(val.weight)));
+  out.push(sample('avax_validator_start_timestamp_seconds', labels, val.startTime));
+  if (val.endTime !== undefined) out.push(sample('avax_validator_end_timestamp_seconds', labels, val.endTime));
+  if (val.uptimeRatio !== undefined) out.push(sample('avax_validator_uptime_ratio', labels, val.uptimeRatio));
+  if (val.connected !== undefined) out.push(sample('avax_validator_connected', labels, bit(val.connected)));
+  if (val.potentialReward !== undefined) out.push(sample('avax_validator_potential_reward_avax', labels, navaxToAvax(val.potentialReward)));
+  if (val.delegatorWeight !== undefined) out.push(sample('avax_validator_delegator_weight_avax', labels, navaxToAvax(val.delegatorWeight)));
+  if (val.delegatorCount !== undefined) out.push(sample('avax_validator_delegators', labels, val.delegatorCount));
+  if (val.delegationFeeRatio !== undefined) out.push(sample('avax_validator_delegation_fee_ratio', labels, val.delegationFeeRatio));
+  const threshold = rewardUptimeThreshold(val.startTime, upgradeTime);
+  if (subnet === PRIMARY_NETWORK_ID) {
+    // endTime is the end of the current cycle only: an auto-renewed
+    // validation with a next period goes on (ACP-236 style, Helicon).
+    out.push(sample('avax_validator_renews', labels, bit(val.nextPeriod !== undefined && val.nextPeriod > 0)));
+    if (val.nextPeriod !== undefined) out.push(sample('avax_validator_next_period_seconds', labels, val.nextPeriod));
+    if (val.autoCompoundRewardShares !== undefined)
+      out.push(sample('avax_validator_auto_compound_reward_ratio', labels, val.autoCompoundRewardShares / 1_000_000));
+    out.push(sample('avax_validator_reward_uptime_threshold_ratio', labels, threshold));
+  }
+  if (val.validationId !== undefined && val.balance !== undefined) {
+    const l1 = { ...labels, validation_id: val.validationId };
+    out.push(sample('avax_l1_validator_balance_avax', l1, navaxToAvax(val.balance)));
+    // An inactive L1 validator (balance 0) pays no fee: it has no runway to run out of.
+    const runway = balanceRunwaySeconds(val.balance, price);
+    if (runway !== undefined) out.push(sample('avax_l1_validator_balance_runway_seconds', l1, runway));
+  }
+  const made: EntrySamples = { node, subnet, price, upgradeTime, labels, threshold, samples: out };
+  madeFor.set(val, made);
+  return made;
+}
 
 /**
  * Validator sets → samples. Optional fields produce no sample when absent
@@ -17,40 +76,16 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
   if (price !== undefined) out.push(sample('avax_l1_validator_fee_price_avax_per_second', { node }, price / 1e9));
   for (const s of v.subnets) {
     const present = new Set<string>();
+    const primary = s.subnetId === PRIMARY_NETWORK_ID;
     // An L1 can list the same node twice (legacy staker + L1 validator); the first wins.
     for (const val of firstOfEach(s.validators, (x) => x.nodeId)) {
       present.add(val.nodeId);
-      const labels = { node, node_id: val.nodeId, subnet: s.subnetId };
-      // An L1 validator whose fee balance ran out stays in the set but is
-      // inactive, reported with balance 0 (vms/platformvm/api/validator.go).
-      out.push(sample('avax_validator_active', labels, isInactiveL1(val) ? 0 : 1));
-      out.push(sample('avax_validator_weight', labels, Number(val.weight)));
-      out.push(sample('avax_validator_start_timestamp_seconds', labels, val.startTime));
-      if (val.endTime !== undefined) out.push(sample('avax_validator_end_timestamp_seconds', labels, val.endTime));
-      if (val.uptimeRatio !== undefined) out.push(sample('avax_validator_uptime_ratio', labels, val.uptimeRatio));
-      if (val.connected !== undefined) out.push(sample('avax_validator_connected', labels, bit(val.connected)));
-      if (val.potentialReward !== undefined) out.push(sample('avax_validator_potential_reward_avax', labels, navaxToAvax(val.potentialReward)));
-      if (val.delegatorWeight !== undefined) out.push(sample('avax_validator_delegator_weight_avax', labels, navaxToAvax(val.delegatorWeight)));
-      if (val.delegatorCount !== undefined) out.push(sample('avax_validator_delegators', labels, val.delegatorCount));
-      if (val.delegationFeeRatio !== undefined) out.push(sample('avax_validator_delegation_fee_ratio', labels, val.delegationFeeRatio));
-      if (s.subnetId === PRIMARY_NETWORK_ID) {
-        // endTime is the end of the current cycle only: an auto-renewed
-        // validation with a next period goes on (ACP-236 style, Helicon).
-        out.push(sample('avax_validator_renews', labels, bit(val.nextPeriod !== undefined && val.nextPeriod > 0)));
-        if (val.nextPeriod !== undefined) out.push(sample('avax_validator_next_period_seconds', labels, val.nextPeriod));
-        if (val.autoCompoundRewardShares !== undefined)
-          out.push(sample('avax_validator_auto_compound_reward_ratio', labels, val.autoCompoundRewardShares / 1_000_000));
-        const threshold = rewardUptimeThreshold(val.startTime, v.rewardUptimeUpgradeTime);
-        out.push(sample('avax_validator_reward_uptime_threshold_ratio', labels, threshold));
-        const budget = v.observedAt === undefined ? undefined : downtimeBudgetSeconds(val, threshold, v.observedAt);
-        if (budget !== undefined) out.push(sample('avax_validator_downtime_budget_seconds', labels, budget));
-      }
-      if (val.validationId !== undefined && val.balance !== undefined) {
-        const l1 = { ...labels, validation_id: val.validationId };
-        out.push(sample('avax_l1_validator_balance_avax', l1, navaxToAvax(val.balance)));
-        // An inactive L1 validator (balance 0) pays no fee: it has no runway to run out of.
-        const runway = balanceRunwaySeconds(val.balance, price);
-        if (runway !== undefined) out.push(sample('avax_l1_validator_balance_runway_seconds', l1, runway));
+      const kept = entrySamples(val, node, s.subnetId, price, v.rewardUptimeUpgradeTime);
+      for (const x of kept.samples) out.push(x);
+      if (primary && v.observedAt !== undefined) {
+        // The budget is the one series that moves with the clock: made anew each round, after the entry's others.
+        const budget = downtimeBudgetSeconds(val, kept.threshold, v.observedAt);
+        if (budget !== undefined) out.push(sample('avax_validator_downtime_budget_seconds', kept.labels, budget));
       }
     }
     out.push(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { percentStringAsRatio, uintString } from '../../../http/wire.js';
 import { defineNodeSource, type PollContext } from '../source.js';
-import { RpcError } from '../../../http/json-rpc.js';
+import { RpcError, type KnownItem } from '../../../http/json-rpc.js';
 import { collectValidators } from './collect.js';
 import { validatorChanges } from './changes.js';
 import { validatorsStatus } from './status.js';
@@ -147,6 +147,15 @@ export function toRecord(v: z.output<typeof validatorSchema>): ValidatorRecord {
   };
 }
 
+/**
+ * The entries each value was read from, by call (params as JSON) and by their
+ * bytes: the next round reuses the records of entries that did not change
+ * (most of a mainnet set from one round to the next), so they are neither
+ * parsed again nor new objects, and their series are not formatted again.
+ * Goes with its value.
+ */
+const entriesOf = new WeakMap<ValidatorsValue, Map<string, Map<string, KnownItem<ValidatorRecord>>>>();
+
 async function watchedIds(ctx: PollContext): Promise<string[]> {
   if (ctx.node.watch.nodeIds.length > 0) return ctx.node.watch.nodeIds;
   if (ctx.known.nodeId) return [ctx.known.nodeId];
@@ -183,14 +192,22 @@ export const validatorsSource = defineNodeSource<ValidatorsValue>({
   rpcMethods: ['info.getNodeID', 'platform.getCurrentValidators', 'platform.getValidatorFeeState', 'platform.getL1Validator'],
   changes: validatorChanges,
   status: validatorsStatus,
-  async poll(ctx) {
+  async poll(ctx, previous) {
     const watched = await watchedIds(ctx);
+    const before = previous ? entriesOf.get(previous) : undefined;
+    const entries = new Map<string, Map<string, KnownItem<ValidatorRecord>>>();
     // Items parsed, checked and converted a batch at a time: a mainnet set is several MB. Each
     // entry is read by the hand-written reader first (zod's cost per entry dominates a round's
-    // CPU); whatever it is unsure of goes through the schema, which words any rejection.
-    const spec = { key: 'validators', item: validatorSchema, map: toRecord, fast: readValidatorEntry };
-    const call = async (params: Record<string, unknown>) =>
-      (await ctx.rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', params, spec, ctx.deadline)).items;
+    // CPU); whatever it is unsure of goes through the schema, which words any rejection. An
+    // entry byte for byte as in the previous round is the previous round's record.
+    const call = async (params: Record<string, unknown>) => {
+      const at = JSON.stringify(params);
+      const remember = new Map<string, KnownItem<ValidatorRecord>>();
+      entries.set(at, remember);
+      const known = before?.get(at);
+      const spec = { key: 'validators', item: validatorSchema, map: toRecord, fast: readValidatorEntry, remember, ...(known ? { known } : {}) };
+      return (await ctx.rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', params, spec, ctx.deadline)).items;
+    };
     const observedAt = Math.floor(Date.now() / 1000);
     const primaryParams = ctx.node.watch.allValidators ? {} : { nodeIDs: watched };
     const validationIds = ctx.node.watch.validationIds ?? [];
@@ -220,6 +237,7 @@ export const validatorsSource = defineNodeSource<ValidatorsValue>({
       );
     if (ctx.known.rewardUptimeUpgradeTime !== undefined) value.rewardUptimeUpgradeTime = ctx.known.rewardUptimeUpgradeTime;
     if (feeState) value.feePriceNavaxPerSecond = feeState.price;
+    entriesOf.set(value, entries);
     return value;
   },
   collect: collectValidators,

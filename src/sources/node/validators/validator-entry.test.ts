@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FakeNode } from '../../../../test/fakes/fake-node.js';
 import { FIXTURE_IDS, createPrng, type Prng } from '../../../../test/fakes/fake-data.js';
-import { JsonRpcClient, type ArraySpec, type Deadline } from '../../../http/json-rpc.js';
+import { JsonRpcClient, type ArraySpec, type Deadline, type KnownItem } from '../../../http/json-rpc.js';
 import { HttpTransport } from '../../../http/transport.js';
 import { UpstreamError } from '../../../http/errors.js';
 import { stakeEntrySchema } from '../peers/index.js';
@@ -417,6 +417,44 @@ describe('JsonRpcClient.callWithArray with a fast reader', () => {
       expect(records.map((r) => [r.nodeId, r.weight])).toEqual(stake.map((s) => [s.nodeID, s.weight]));
       expect(records).toEqual(wire.primary.map((e) => toRecord(validatorSchema.parse(e))));
     } finally {
+      await transport.close();
+    }
+  });
+
+  it('gives back the known record for an entry byte for byte unchanged, reads the changed ones, and words a broken one as before', async () => {
+    const transport = new HttpTransport({});
+    const [a, b, c] = wire.primary.slice(0, 3).map((e) => JSON.stringify(e));
+    const answer = (...entries: string[]) => node.setFault('platform.getCurrentValidators', { kind: 'result', json: `{"validators":[${entries.join(',')}]}` });
+    try {
+      const rpc = new JsonRpcClient(transport, node.url);
+      const first = new Map<string, KnownItem<ValidatorRecord>>();
+      answer(a as string, b as string);
+      const r1 = await items(rpc, {}, { ...withFast, splitMinBytes: 0, remember: first });
+      expect(first.size).toBe(2);
+      const second = new Map<string, KnownItem<ValidatorRecord>>();
+      answer(c as string, b as string, a as string);
+      const r2 = await items(rpc, {}, { ...withFast, splitMinBytes: 0, known: first, remember: second });
+      expect(r2[1]).toBe(r1[1]);
+      expect(r2[2]).toBe(r1[0]);
+      expect(r2).toEqual([2, 1, 0].map((i) => toRecord(validatorSchema.parse(wire.primary[i]))));
+      expect([...second.values()].map((k) => k.item)).toEqual(expect.arrayContaining(r2));
+      expect(second.size).toBe(3);
+      // Not parsed whole: the known map is not used, the items are read anew.
+      const whole = await items(rpc, {}, { ...withFast, known: second });
+      expect(whole).toEqual(r2);
+      expect(whole[0]).not.toBe(r2[0]);
+      answer(b as string, '{"nodeID":"a","weight":"1","startTime":"1","uptime":"100.0001"}');
+      const plain = await items(rpc, {}, { ...withFast, splitMinBytes: 0 }).catch((e: unknown) => e);
+      const reused = await items(rpc, {}, { ...withFast, splitMinBytes: 0, known: second }).catch((e: unknown) => e);
+      expect((reused as Error).message).toBe((plain as Error).message);
+      expect((reused as Error).message).toMatch(/validators\.1\.uptime: percentage outside 0\.\.100/);
+      answer(b as string, '{"nodeID":"a",');
+      const plainJson = await items(rpc, {}, { ...withFast, splitMinBytes: 0 }).catch((e: unknown) => e);
+      const reusedJson = await items(rpc, {}, { ...withFast, splitMinBytes: 0, known: second }).catch((e: unknown) => e);
+      expect(reusedJson).toBeInstanceOf(UpstreamError);
+      expect((reusedJson as Error).message).toBe((plainJson as Error).message);
+    } finally {
+      node.setFault('platform.getCurrentValidators', undefined);
       await transport.close();
     }
   });
