@@ -77,6 +77,8 @@ class Contract {
   readonly index: Map<string, number>;
   readonly labels: (readonly string[])[];
   readonly headers: string[];
+  /** The headers UTF-8 encoded, made once: every render writes them. */
+  readonly headerBytes: Buffer[];
 
   constructor(extra: Readonly<Record<string, MetricDef>> = {}) {
     const defs: Record<string, MetricDef> = { ...extra, ...METRICS };
@@ -84,6 +86,7 @@ class Contract {
     this.index = new Map(this.names.map((n, i) => [n, i]));
     this.labels = this.names.map((n) => (defs[n] as MetricDef).labels);
     this.headers = this.names.map((n) => `# HELP ${n} ${escapeHelp((defs[n] as MetricDef).help)}\n# TYPE ${n} ${(defs[n] as MetricDef).type}\n`);
+    this.headerBytes = this.headers.map((h) => Buffer.from(h, 'utf8'));
   }
 }
 
@@ -104,6 +107,12 @@ interface MetricPart {
    */
   text: string;
   bodies: string[];
+  /** The last metric list (MetricList.stamp) it was counted in. */
+  listed: number;
+  /** Whether a block of its metric ends with it (decided once, so blocks stay put around an inserted part). */
+  cut: boolean;
+  /** The block that started with it last. */
+  block: Block | undefined;
   /**
    * The value of the metric's first label when every series of the part has
    * the same (a node's series all carry its `node`): parts with different
@@ -213,7 +222,7 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
     if (l === undefined) continue;
-    metrics[m] = { text: l, bodies: bodies[m] as string[], key: keys[m] };
+    metrics[m] = { text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(), block: undefined };
     present.push(m);
   }
   return { metrics, present, rejected, duplicates };
@@ -245,23 +254,85 @@ function reformatWithout(
   return { text, count };
 }
 
-/** The strings one after the other, UTF-8 encoded into one Buffer (no intermediate copies). */
-function joinUtf8(parts: readonly string[]): Buffer {
+/**
+ * A run of successive parts of one metric, of cached groups, and their text
+ * encoded when first joined: a render whose parts of a metric are mostly
+ * those of the last render (a mainnet validator set, a few entries changed)
+ * writes the runs that did not change as the bytes it kept, instead of
+ * touching every one of the metric's 1,800 parts again.
+ */
+interface Block {
+  parts: MetricPart[];
+  series: number;
+  bytes: Buffer | undefined;
+}
+
+/** Parts per block on average: small enough that a changed part costs little to encode again, large enough to make few pieces. */
+const BLOCK = 32;
+
+let partsMade = 0;
+
+/** Whether the next part made ends a block: one part in BLOCK, spread evenly (a multiplicative hash of a counter). */
+function cutAfter(): boolean {
+  partsMade = (partsMade + 1) >>> 0;
+  return Math.imul(partsMade, 0x9e3779b1) >>> 0 < 0x1_0000_0000 / BLOCK;
+}
+
+/** A metric's parts of cached groups in the last render, counted by series: how a render finds duplicates across groups without looking at every series. */
+interface MetricList {
+  parts: readonly MetricPart[];
+  /** Unique to this list's update (MetricPart.listed). */
+  stamp: number;
+  /** Of each series (its `{labels}`), how many of the parts have it. */
+  counts: Map<string, number>;
+  /** Series more than one part has. */
+  shared: number;
+}
+
+/** A piece of an exposition: text, bytes, or a block (encoded when first needed). */
+type Piece = string | Buffer | Block;
+
+/** A block's bytes, encoded into a Buffer of its own (not a slice of Node's shared pool, which one long-lived block would keep whole). */
+function bytesOf(block: Block): Buffer {
+  if (block.bytes === undefined) {
+    let size = 0;
+    for (const p of block.parts) size += Buffer.byteLength(p.text, 'utf8');
+    const buf = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const p of block.parts) at += buf.write(p.text, at, 'utf8');
+    block.bytes = buf;
+  }
+  return block.bytes;
+}
+
+/** The pieces one after the other, UTF-8 encoded into one Buffer (no intermediate copies). */
+function joinPieces(pieces: readonly Piece[]): Buffer {
   let size = 0;
-  for (const p of parts) size += Buffer.byteLength(p, 'utf8');
+  for (const p of pieces) {
+    if (typeof p === 'string') size += Buffer.byteLength(p, 'utf8');
+    else size += (Buffer.isBuffer(p) ? p : bytesOf(p)).length;
+  }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const p of parts) at += out.write(p, at, 'utf8');
+  for (const p of pieces) {
+    if (typeof p === 'string') {
+      at += out.write(p, at, 'utf8');
+    } else {
+      const b = Buffer.isBuffer(p) ? p : (p.bytes as Buffer);
+      out.set(b, at);
+      at += b.length;
+    }
+  }
   return out;
 }
 
 /** An exposition whose text is joined, and gzipped, when first asked for. */
-function lazyExposition(parts: string[] | undefined, series: number): Exposition {
+function lazyExposition(parts: Piece[] | undefined, series: number): Exposition {
   let text: Buffer | undefined;
   let zipped: Promise<Buffer> | undefined;
   const textOf = (): Buffer => {
     if (text === undefined) {
-      text = joinUtf8(parts as string[]);
+      text = joinPieces(parts as Piece[]);
       parts = undefined; // the joined copy is all that is needed now
     }
     return text;
@@ -289,10 +360,11 @@ function lazyExposition(parts: string[] | undefined, series: number): Exposition
  * the contract (src/metrics/metric-defs.ts), series in the order the
  * collectors produced them; a duplicate series keeps its first value, since
  * Prometheus rejects a scrape with duplicates. The samples arrive in groups
- * (one per source value); a group that was rendered before (the same array,
- * which the assembler keeps for an unchanged value) is not formatted again,
- * so a render after one node's round costs that node's series, not the whole
- * fleet's. The work is split into chunks with yields in between, and gzip
+ * (one per source value, or several: SourceDef.collectGroups); a group that
+ * was rendered before (the same array, which the assembler keeps for an
+ * unchanged value and a collector for an unchanged entry) is neither
+ * formatted nor encoded again, so a render after one node's round costs that
+ * node's changed series, not the whole fleet's. The work is split into chunks with yields in between, and gzip
  * runs off the event loop, so rendering a mainnet-sized state does not stall
  * scrapes or polls.
  */
@@ -309,6 +381,9 @@ export class ExpositionRenderer {
   private escaped = new Map<string, string>();
   /** The metric definitions this renderer writes. */
   readonly #contract: Contract;
+  /** Per metric, its parts in the last cached render. */
+  readonly #lists: (MetricList | undefined)[] = [];
+  #stamps = 0;
 
   /** @param extraMetrics definitions of metrics outside the product's contract (sources' `metrics`). */
   constructor(extraMetrics?: Readonly<Record<string, MetricDef>>) {
@@ -348,14 +423,21 @@ export class ExpositionRenderer {
     // group is formatted again without it (rare: sources label their series apart).
     const byMetric: number[][] = this.#contract.names.map(() => []);
     for (let gi = 0; gi < rendered.length; gi++) for (const m of (rendered[gi] as RenderedGroup).present) (byMetric[m] as number[]).push(gi);
-    const parts: string[] = [];
+    const parts: Piece[] = [];
     let series = 0;
     const seen = new Set<string>();
     const keys = new Set<string>();
     for (let m = 0; m < this.#contract.names.length; m++) {
       const contributors = byMetric[m] as number[];
       if (contributors.length === 0) continue;
-      parts.push(this.#contract.headers[m] as string);
+      parts.push(this.#contract.headerBytes[m] as Buffer);
+      if (cache) {
+        const list = contributors.map((gi) => (rendered[gi] as RenderedGroup).metrics[m] as MetricPart);
+        if (this.#relist(m, list)) {
+          series += pushBlocks(list, parts);
+          continue;
+        }
+      }
       // Whether every part has its own first-label value: then no series can be in two parts.
       let apart = contributors.length > 1;
       keys.clear();
@@ -391,4 +473,71 @@ export class ExpositionRenderer {
     }
     return lazyExposition(parts, series);
   }
+
+  /**
+   * Makes `list` metric m's list, counting the series of the parts that came
+   * in and leaving out those of the parts that went; true when no series is
+   * in two of its parts (nor a part twice), so that every part is written
+   * whole: the first-wins rule has nothing to drop.
+   */
+  #relist(m: number, list: readonly MetricPart[]): boolean {
+    const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: new Map<string, number>(), shared: 0 });
+    const stamp = ++this.#stamps;
+    let twice = false;
+    for (const part of list) {
+      if (part.listed === stamp) {
+        twice = true;
+        continue;
+      }
+      if (part.listed !== last.stamp) {
+        for (const b of part.bodies) {
+          const c = last.counts.get(b) ?? 0;
+          if (c === 1) last.shared++;
+          last.counts.set(b, c + 1);
+        }
+      }
+      part.listed = stamp;
+    }
+    for (const part of last.parts) {
+      if (part.listed === stamp) continue;
+      for (const b of part.bodies) {
+        const c = last.counts.get(b) as number;
+        if (c === 2) last.shared--;
+        if (c === 1) last.counts.delete(b);
+        else last.counts.set(b, c - 1);
+      }
+    }
+    last.parts = list;
+    last.stamp = stamp;
+    return !twice && last.shared === 0;
+  }
+}
+
+/**
+ * Pushes a metric's parts as blocks, reusing each block that starts with the
+ * same part and goes on with the same parts as one made before; returns the
+ * series written.
+ */
+function pushBlocks(list: readonly MetricPart[], out: Piece[]): number {
+  let series = 0;
+  let start = 0;
+  while (start < list.length) {
+    let end = start;
+    while (end < list.length - 1 && !(list[end] as MetricPart).cut) end++;
+    end++;
+    const first = list[start] as MetricPart;
+    let block = first.block;
+    let same = block !== undefined && block.parts.length === end - start;
+    for (let i = start; same && i < end; i++) same = (block as Block).parts[i - start] === list[i];
+    if (!same) {
+      const parts = list.slice(start, end);
+      let n = 0;
+      for (const p of parts) n += p.bodies.length;
+      block = first.block = { parts, series: n, bytes: undefined };
+    }
+    out.push(block as Block);
+    series += (block as Block).series;
+    start = end;
+  }
+  return series;
 }
