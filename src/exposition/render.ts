@@ -2,6 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js';
+import { MetricLists, cutAfter, joinPieces, pushBlocks, type MetricPart, type Piece } from './part-blocks.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -96,35 +97,11 @@ const PRODUCT_CONTRACT = new Contract();
 /** Escaped label values kept across renders before the memo starts over (a bound for label values that churn). */
 const MAX_ESCAPE_CACHE = 200_000;
 
-/** One metric's series of one group: its lines, and each line's `{labels}` part (what duplicates are found by). */
-interface MetricPart {
-  /**
-   * A string, not a Buffer: the text is copied into one Buffer when joined
-   * anyway, and a string is memory in the JS heap, where the garbage
-   * collector counts it, rather than outside it, where a render's worth of
-   * dead parts per round would pile up until an external-memory limit
-   * forces a full collection.
-   */
-  text: string;
-  bodies: string[];
-  /** The last metric list (MetricList.stamp) it was counted in. */
-  listed: number;
-  /** Whether a block of its metric ends with it (decided once, so blocks stay put around an inserted part). */
-  cut: boolean;
-  /** The block that started with it last. */
-  block: Block | undefined;
-  /**
-   * The value of the metric's first label when every series of the part has
-   * the same (a node's series all carry its `node`): parts with different
-   * keys cannot share a series, so they need no duplicate check between them.
-   */
-  key: string | undefined;
-}
-
-/** A group of samples, formatted: its part of each metric (by contract index). */
+/** A group of samples, formatted: its part of each metric it has series of. */
 interface RenderedGroup {
-  metrics: (MetricPart | undefined)[];
-  /** The indexes of the metrics it has a part of, ascending. */
+  /** Its parts, one per metric, in the order of `present` (a dense list: a group kept for every validator entry stays small). */
+  parts: MetricPart[];
+  /** The contract index of each part's metric, ascending. */
   present: number[];
   rejected: number;
   duplicates: number;
@@ -217,15 +194,15 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
     (bodies[m] as string[]).push(body);
     lines[m] += `${s.name}${body} ${formatValue(s.value)}\n`;
   }
-  const metrics: (MetricPart | undefined)[] = [];
+  const parts: MetricPart[] = [];
   const present: number[] = [];
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
     if (l === undefined) continue;
-    metrics[m] = { text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(), block: undefined };
+    parts.push({ text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(), block: undefined });
     present.push(m);
   }
-  return { metrics, present, rejected, duplicates };
+  return { parts, present, rejected, duplicates };
 }
 
 /**
@@ -252,78 +229,6 @@ function reformatWithout(
     count++;
   }
   return { text, count };
-}
-
-/**
- * A run of successive parts of one metric, of cached groups, and their text
- * encoded when first joined: a render whose parts of a metric are mostly
- * those of the last render (a mainnet validator set, a few entries changed)
- * writes the runs that did not change as the bytes it kept, instead of
- * touching every one of the metric's 1,800 parts again.
- */
-interface Block {
-  parts: MetricPart[];
-  series: number;
-  bytes: Buffer | undefined;
-}
-
-/** Parts per block on average: small enough that a changed part costs little to encode again, large enough to make few pieces. */
-const BLOCK = 32;
-
-let partsMade = 0;
-
-/** Whether the next part made ends a block: one part in BLOCK, spread evenly (a multiplicative hash of a counter). */
-function cutAfter(): boolean {
-  partsMade = (partsMade + 1) >>> 0;
-  return Math.imul(partsMade, 0x9e3779b1) >>> 0 < 0x1_0000_0000 / BLOCK;
-}
-
-/** A metric's parts of cached groups in the last render, counted by series: how a render finds duplicates across groups without looking at every series. */
-interface MetricList {
-  parts: readonly MetricPart[];
-  /** Unique to this list's update (MetricPart.listed). */
-  stamp: number;
-  /** Of each series (its `{labels}`), how many of the parts have it. */
-  counts: Map<string, number>;
-  /** Series more than one part has. */
-  shared: number;
-}
-
-/** A piece of an exposition: text, bytes, or a block (encoded when first needed). */
-type Piece = string | Buffer | Block;
-
-/** A block's bytes, encoded into a Buffer of its own (not a slice of Node's shared pool, which one long-lived block would keep whole). */
-function bytesOf(block: Block): Buffer {
-  if (block.bytes === undefined) {
-    let size = 0;
-    for (const p of block.parts) size += Buffer.byteLength(p.text, 'utf8');
-    const buf = Buffer.allocUnsafeSlow(size);
-    let at = 0;
-    for (const p of block.parts) at += buf.write(p.text, at, 'utf8');
-    block.bytes = buf;
-  }
-  return block.bytes;
-}
-
-/** The pieces one after the other, UTF-8 encoded into one Buffer (no intermediate copies). */
-function joinPieces(pieces: readonly Piece[]): Buffer {
-  let size = 0;
-  for (const p of pieces) {
-    if (typeof p === 'string') size += Buffer.byteLength(p, 'utf8');
-    else size += (Buffer.isBuffer(p) ? p : bytesOf(p)).length;
-  }
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const p of pieces) {
-    if (typeof p === 'string') {
-      at += out.write(p, at, 'utf8');
-    } else {
-      const b = Buffer.isBuffer(p) ? p : (p.bytes as Buffer);
-      out.set(b, at);
-      at += b.length;
-    }
-  }
-  return out;
 }
 
 /** An exposition whose text is joined, and gzipped, when first asked for. */
@@ -382,8 +287,7 @@ export class ExpositionRenderer {
   /** The metric definitions this renderer writes. */
   readonly #contract: Contract;
   /** Per metric, its parts in the last cached render. */
-  readonly #lists: (MetricList | undefined)[] = [];
-  #stamps = 0;
+  readonly #lists = new MetricLists();
 
   /** @param extraMetrics definitions of metrics outside the product's contract (sources' `metrics`). */
   constructor(extraMetrics?: Readonly<Record<string, MetricDef>>) {
@@ -422,18 +326,26 @@ export class ExpositionRenderer {
     // already wrote is a duplicate across groups: that metric of the later
     // group is formatted again without it (rare: sources label their series apart).
     const byMetric: number[][] = this.#contract.names.map(() => []);
-    for (let gi = 0; gi < rendered.length; gi++) for (const m of (rendered[gi] as RenderedGroup).present) (byMetric[m] as number[]).push(gi);
+    const partsOf: MetricPart[][] = this.#contract.names.map(() => []);
+    for (let gi = 0; gi < rendered.length; gi++) {
+      const r = rendered[gi] as RenderedGroup;
+      for (let k = 0; k < r.present.length; k++) {
+        const m = r.present[k] as number;
+        (byMetric[m] as number[]).push(gi);
+        (partsOf[m] as MetricPart[]).push(r.parts[k] as MetricPart);
+      }
+    }
     const parts: Piece[] = [];
     let series = 0;
     const seen = new Set<string>();
     const keys = new Set<string>();
     for (let m = 0; m < this.#contract.names.length; m++) {
       const contributors = byMetric[m] as number[];
+      const list = partsOf[m] as MetricPart[];
       if (contributors.length === 0) continue;
       parts.push(this.#contract.headerBytes[m] as Buffer);
       if (cache) {
-        const list = contributors.map((gi) => (rendered[gi] as RenderedGroup).metrics[m] as MetricPart);
-        if (this.#relist(m, list)) {
+        if (this.#lists.relist(m, list)) {
           series += pushBlocks(list, parts);
           continue;
         }
@@ -441,8 +353,8 @@ export class ExpositionRenderer {
       // Whether every part has its own first-label value: then no series can be in two parts.
       let apart = contributors.length > 1;
       keys.clear();
-      for (const gi of contributors) {
-        const key = ((rendered[gi] as RenderedGroup).metrics[m] as MetricPart).key;
+      for (const part of list) {
+        const key = part.key;
         if (key === undefined || keys.has(key)) {
           apart = false;
           break;
@@ -450,8 +362,9 @@ export class ExpositionRenderer {
         keys.add(key);
       }
       seen.clear();
-      for (const gi of contributors) {
-        const part = (rendered[gi] as RenderedGroup).metrics[m] as MetricPart;
+      for (let i = 0; i < list.length; i++) {
+        const gi = contributors[i] as number;
+        const part = list[i] as MetricPart;
         if (contributors.length === 1 || apart) {
           parts.push(part.text);
           series += part.bodies.length;
@@ -473,71 +386,4 @@ export class ExpositionRenderer {
     }
     return lazyExposition(parts, series);
   }
-
-  /**
-   * Makes `list` metric m's list, counting the series of the parts that came
-   * in and leaving out those of the parts that went; true when no series is
-   * in two of its parts (nor a part twice), so that every part is written
-   * whole: the first-wins rule has nothing to drop.
-   */
-  #relist(m: number, list: readonly MetricPart[]): boolean {
-    const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: new Map<string, number>(), shared: 0 });
-    const stamp = ++this.#stamps;
-    let twice = false;
-    for (const part of list) {
-      if (part.listed === stamp) {
-        twice = true;
-        continue;
-      }
-      if (part.listed !== last.stamp) {
-        for (const b of part.bodies) {
-          const c = last.counts.get(b) ?? 0;
-          if (c === 1) last.shared++;
-          last.counts.set(b, c + 1);
-        }
-      }
-      part.listed = stamp;
-    }
-    for (const part of last.parts) {
-      if (part.listed === stamp) continue;
-      for (const b of part.bodies) {
-        const c = last.counts.get(b) as number;
-        if (c === 2) last.shared--;
-        if (c === 1) last.counts.delete(b);
-        else last.counts.set(b, c - 1);
-      }
-    }
-    last.parts = list;
-    last.stamp = stamp;
-    return !twice && last.shared === 0;
-  }
-}
-
-/**
- * Pushes a metric's parts as blocks, reusing each block that starts with the
- * same part and goes on with the same parts as one made before; returns the
- * series written.
- */
-function pushBlocks(list: readonly MetricPart[], out: Piece[]): number {
-  let series = 0;
-  let start = 0;
-  while (start < list.length) {
-    let end = start;
-    while (end < list.length - 1 && !(list[end] as MetricPart).cut) end++;
-    end++;
-    const first = list[start] as MetricPart;
-    let block = first.block;
-    let same = block !== undefined && block.parts.length === end - start;
-    for (let i = start; same && i < end; i++) same = (block as Block).parts[i - start] === list[i];
-    if (!same) {
-      const parts = list.slice(start, end);
-      let n = 0;
-      for (const p of parts) n += p.bodies.length;
-      block = first.block = { parts, series: n, bytes: undefined };
-    }
-    out.push(block as Block);
-    series += (block as Block).series;
-    start = end;
-  }
-  return series;
 }
