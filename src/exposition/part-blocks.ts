@@ -166,7 +166,11 @@ export function pushBlocks(list: readonly MetricPart[], out: Piece[]): number {
     if (!same) {
       const parts = list.slice(start, end);
       let n = 0;
-      for (const p of parts) n += p.bodies.length;
+      for (const p of parts) {
+        n += p.bodies.length;
+        // A part in the middle of a block starts none: a block it started before would keep parts gone since.
+        if (p !== first) p.block = undefined;
+      }
       block = first.block = { parts, series: n, bytes: undefined };
     }
     out.push(block as Block);
