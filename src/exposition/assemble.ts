@@ -34,7 +34,8 @@ export function assembleSamples(input: AssembleInput): Sample[] {
 
 /**
  * Assembles the state into groups of samples (the exporter's own series, then
- * per source state its collected samples and its self-metrics), in the order
+ * per source state its collected samples, one group or its collector's
+ * groups, then the pollers' self-metrics), in the order
  * assembleSamples lists them. The collected samples of a value are kept while
  * the state holds that same value, and the same array is returned for it:
  * source values are immutable (a poll returns a new value or the previous one
@@ -43,7 +44,7 @@ export function assembleSamples(input: AssembleInput): Sample[] {
  */
 export class SampleAssembler {
   /** Collected samples by value; an entry goes with its value. */
-  #collected = new WeakMap<object, { def: AnySource; target: string; samples: readonly Sample[] }>();
+  #collected = new WeakMap<object, { def: AnySource; target: string; groups: readonly (readonly Sample[])[] }>();
   /** Each poller's own series as of its states' last polls, by poller name (a removed node's entry is replaced or left small). */
   #owned = new Map<string, { states: readonly SourceState[]; polls: number[]; maxAges: readonly number[]; samples: readonly Sample[] }>();
 
@@ -62,7 +63,7 @@ export class SampleAssembler {
       const def = input.sources.get(s.source);
       const maxAgeMs = sourceMaxAgeMs(input, s.node, s.source);
       const fresh = s.value !== undefined && isFresh(s.lastSuccessMs, input.nowMs, maxAgeMs);
-      if (def && fresh) groups.push(this.#collect(def, s.value, s.node));
+      if (def && fresh) for (const g of this.#collect(def, s.value, s.node)) groups.push(g);
       let own = byNode.get(s.node);
       if (!own) byNode.set(s.node, (own = { states: [], maxAges: [] }));
       own.states.push(s);
@@ -91,13 +92,15 @@ export class SampleAssembler {
     return own;
   }
 
-  #collect(def: AnySource, value: unknown, target: string): readonly Sample[] {
-    if (typeof value !== 'object' || value === null) return def.collect(value, target);
+  /** A value's groups of samples: collectGroups' when the source has it, else collect's list as one group. */
+  #collect(def: AnySource, value: unknown, target: string): readonly (readonly Sample[])[] {
+    const collect = (): readonly (readonly Sample[])[] => (def.collectGroups ? def.collectGroups(value, target) : [def.collect(value, target)]);
+    if (typeof value !== 'object' || value === null) return collect();
     const hit = this.#collected.get(value);
-    if (hit && hit.def === def && hit.target === target) return hit.samples;
-    const samples = def.collect(value, target);
-    this.#collected.set(value, { def, target, samples });
-    return samples;
+    if (hit && hit.def === def && hit.target === target) return hit.groups;
+    const groups = collect();
+    this.#collected.set(value, { def, target, groups });
+    return groups;
   }
 }
 

@@ -2,6 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js';
+import { MetricLists, cutAfter, joinPieces, pushBlocks, type MetricPart, type Piece } from './part-blocks.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -77,6 +78,8 @@ class Contract {
   readonly index: Map<string, number>;
   readonly labels: (readonly string[])[];
   readonly headers: string[];
+  /** The headers UTF-8 encoded, made once: every render writes them. */
+  readonly headerBytes: Buffer[];
 
   constructor(extra: Readonly<Record<string, MetricDef>> = {}) {
     const defs: Record<string, MetricDef> = { ...extra, ...METRICS };
@@ -84,6 +87,7 @@ class Contract {
     this.index = new Map(this.names.map((n, i) => [n, i]));
     this.labels = this.names.map((n) => (defs[n] as MetricDef).labels);
     this.headers = this.names.map((n) => `# HELP ${n} ${escapeHelp((defs[n] as MetricDef).help)}\n# TYPE ${n} ${(defs[n] as MetricDef).type}\n`);
+    this.headerBytes = this.headers.map((h) => Buffer.from(h, 'utf8'));
   }
 }
 
@@ -93,29 +97,11 @@ const PRODUCT_CONTRACT = new Contract();
 /** Escaped label values kept across renders before the memo starts over (a bound for label values that churn). */
 const MAX_ESCAPE_CACHE = 200_000;
 
-/** One metric's series of one group: its lines, and each line's `{labels}` part (what duplicates are found by). */
-interface MetricPart {
-  /**
-   * A string, not a Buffer: the text is copied into one Buffer when joined
-   * anyway, and a string is memory in the JS heap, where the garbage
-   * collector counts it, rather than outside it, where a render's worth of
-   * dead parts per round would pile up until an external-memory limit
-   * forces a full collection.
-   */
-  text: string;
-  bodies: string[];
-  /**
-   * The value of the metric's first label when every series of the part has
-   * the same (a node's series all carry its `node`): parts with different
-   * keys cannot share a series, so they need no duplicate check between them.
-   */
-  key: string | undefined;
-}
-
-/** A group of samples, formatted: its part of each metric (by contract index). */
+/** A group of samples, formatted: its part of each metric it has series of. */
 interface RenderedGroup {
-  metrics: (MetricPart | undefined)[];
-  /** The indexes of the metrics it has a part of, ascending. */
+  /** Its parts, one per metric, in the order of `present` (a dense list: a group kept for every validator entry stays small). */
+  parts: MetricPart[];
+  /** The contract index of each part's metric, ascending. */
   present: number[];
   rejected: number;
   duplicates: number;
@@ -208,15 +194,15 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
     (bodies[m] as string[]).push(body);
     lines[m] += `${s.name}${body} ${formatValue(s.value)}\n`;
   }
-  const metrics: (MetricPart | undefined)[] = [];
+  const parts: MetricPart[] = [];
   const present: number[] = [];
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
     if (l === undefined) continue;
-    metrics[m] = { text: l, bodies: bodies[m] as string[], key: keys[m] };
+    parts.push({ text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(), block: undefined });
     present.push(m);
   }
-  return { metrics, present, rejected, duplicates };
+  return { parts, present, rejected, duplicates };
 }
 
 /**
@@ -245,23 +231,13 @@ function reformatWithout(
   return { text, count };
 }
 
-/** The strings one after the other, UTF-8 encoded into one Buffer (no intermediate copies). */
-function joinUtf8(parts: readonly string[]): Buffer {
-  let size = 0;
-  for (const p of parts) size += Buffer.byteLength(p, 'utf8');
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const p of parts) at += out.write(p, at, 'utf8');
-  return out;
-}
-
 /** An exposition whose text is joined, and gzipped, when first asked for. */
-function lazyExposition(parts: string[] | undefined, series: number): Exposition {
+function lazyExposition(parts: Piece[] | undefined, series: number): Exposition {
   let text: Buffer | undefined;
   let zipped: Promise<Buffer> | undefined;
   const textOf = (): Buffer => {
     if (text === undefined) {
-      text = joinUtf8(parts as string[]);
+      text = joinPieces(parts as Piece[]);
       parts = undefined; // the joined copy is all that is needed now
     }
     return text;
@@ -289,10 +265,11 @@ function lazyExposition(parts: string[] | undefined, series: number): Exposition
  * the contract (src/metrics/metric-defs.ts), series in the order the
  * collectors produced them; a duplicate series keeps its first value, since
  * Prometheus rejects a scrape with duplicates. The samples arrive in groups
- * (one per source value); a group that was rendered before (the same array,
- * which the assembler keeps for an unchanged value) is not formatted again,
- * so a render after one node's round costs that node's series, not the whole
- * fleet's. The work is split into chunks with yields in between, and gzip
+ * (one per source value, or several: SourceDef.collectGroups); a group that
+ * was rendered before (the same array, which the assembler keeps for an
+ * unchanged value and a collector for an unchanged entry) is neither
+ * formatted nor encoded again, so a render after one node's round costs that
+ * node's changed series, not the whole fleet's. The work is split into chunks with yields in between, and gzip
  * runs off the event loop, so rendering a mainnet-sized state does not stall
  * scrapes or polls.
  */
@@ -309,6 +286,8 @@ export class ExpositionRenderer {
   private escaped = new Map<string, string>();
   /** The metric definitions this renderer writes. */
   readonly #contract: Contract;
+  /** Per metric, its parts in the last cached render. */
+  readonly #lists = new MetricLists();
 
   /** @param extraMetrics definitions of metrics outside the product's contract (sources' `metrics`). */
   constructor(extraMetrics?: Readonly<Record<string, MetricDef>>) {
@@ -347,20 +326,35 @@ export class ExpositionRenderer {
     // already wrote is a duplicate across groups: that metric of the later
     // group is formatted again without it (rare: sources label their series apart).
     const byMetric: number[][] = this.#contract.names.map(() => []);
-    for (let gi = 0; gi < rendered.length; gi++) for (const m of (rendered[gi] as RenderedGroup).present) (byMetric[m] as number[]).push(gi);
-    const parts: string[] = [];
+    const partsOf: MetricPart[][] = this.#contract.names.map(() => []);
+    for (let gi = 0; gi < rendered.length; gi++) {
+      const r = rendered[gi] as RenderedGroup;
+      for (let k = 0; k < r.present.length; k++) {
+        const m = r.present[k] as number;
+        (byMetric[m] as number[]).push(gi);
+        (partsOf[m] as MetricPart[]).push(r.parts[k] as MetricPart);
+      }
+    }
+    const parts: Piece[] = [];
     let series = 0;
     const seen = new Set<string>();
     const keys = new Set<string>();
     for (let m = 0; m < this.#contract.names.length; m++) {
       const contributors = byMetric[m] as number[];
+      const list = partsOf[m] as MetricPart[];
       if (contributors.length === 0) continue;
-      parts.push(this.#contract.headers[m] as string);
+      parts.push(this.#contract.headerBytes[m] as Buffer);
+      if (cache) {
+        if (this.#lists.relist(m, list)) {
+          series += pushBlocks(list, parts);
+          continue;
+        }
+      }
       // Whether every part has its own first-label value: then no series can be in two parts.
       let apart = contributors.length > 1;
       keys.clear();
-      for (const gi of contributors) {
-        const key = ((rendered[gi] as RenderedGroup).metrics[m] as MetricPart).key;
+      for (const part of list) {
+        const key = part.key;
         if (key === undefined || keys.has(key)) {
           apart = false;
           break;
@@ -368,8 +362,9 @@ export class ExpositionRenderer {
         keys.add(key);
       }
       seen.clear();
-      for (const gi of contributors) {
-        const part = (rendered[gi] as RenderedGroup).metrics[m] as MetricPart;
+      for (let i = 0; i < list.length; i++) {
+        const gi = contributors[i] as number;
+        const part = list[i] as MetricPart;
         if (contributors.length === 1 || apart) {
           parts.push(part.text);
           series += part.bodies.length;

@@ -40,6 +40,14 @@ export interface SourceDef<T, C = BaseContext> {
   /** Pure: value in, samples out; `target` is the poller's name (the `node` label of node sources). */
   collect(value: T, target: string): Sample[];
   /**
+   * Optional, pure: `collect`'s samples split into groups which, one after
+   * the other, are exactly `collect`'s list. A group returned again as the
+   * same array (an unchanged entry of a large value, such as one validator
+   * of a mainnet set) is not formatted or encoded again by the exposition;
+   * so a group must never be edited once returned.
+   */
+  collectGroups?(value: T, target: string): readonly (readonly Sample[])[];
+  /**
    * The changes between two successive values worth one log line each
    * (`previous` undefined: the first value). Pure.
    */

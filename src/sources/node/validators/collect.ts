@@ -65,6 +65,16 @@ function entrySamples(val: ValidatorRecord, node: string, subnet: string, price:
   return made;
 }
 
+/** Where the walk over a value puts its samples. */
+interface Sink {
+  /** An entry's series but its budget: the same array while the entry is unchanged. */
+  entry(samples: readonly Sample[]): void;
+  /** An entry's downtime budget (comes right after its entry's series). */
+  budget(s: Sample): void;
+  /** Any other series. */
+  other(s: Sample): void;
+}
+
 /**
  * Validator sets → samples. Optional fields produce no sample when absent
  * (L1 validators have no end time, uptime or delegations); watched ids that
@@ -72,8 +82,47 @@ function entrySamples(val: ValidatorRecord, node: string, subnet: string, price:
  */
 export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
   const out: Sample[] = [];
+  walkValidators(v, node, {
+    entry: (samples) => {
+      for (const x of samples) out.push(x);
+    },
+    budget: (s) => out.push(s),
+    other: (s) => out.push(s),
+  });
+  return out;
+}
+
+/**
+ * collectValidators' samples in groups: each entry's series (but its
+ * budget) are a group of their own, the same array while the entry is
+ * unchanged, so the exposition writes an unchanged validator's lines from
+ * what it rendered before; the budgets, which move every round, are one
+ * group at the end. Rendered per metric in group order, this is the same
+ * text as the flat list: the budget metric has no series in any other
+ * group, and the other series keep their order.
+ */
+export function collectValidatorGroups(v: ValidatorsValue, node: string): (readonly Sample[])[] {
+  const groups: (readonly Sample[])[] = [];
+  let loose: Sample[] = [];
+  const budgets: Sample[] = [];
+  walkValidators(v, node, {
+    entry: (samples) => {
+      if (loose.length > 0) groups.push(loose);
+      loose = [];
+      groups.push(samples);
+    },
+    budget: (s) => budgets.push(s),
+    other: (s) => loose.push(s),
+  });
+  if (loose.length > 0) groups.push(loose);
+  if (budgets.length > 0) groups.push(budgets);
+  return groups;
+}
+
+/** Walks a validators value's series in the exposition's order, into `sink`. */
+function walkValidators(v: ValidatorsValue, node: string, sink: Sink): void {
   const price = v.feePriceNavaxPerSecond;
-  if (price !== undefined) out.push(sample('avax_l1_validator_fee_price_avax_per_second', { node }, price / 1e9));
+  if (price !== undefined) sink.other(sample('avax_l1_validator_fee_price_avax_per_second', { node }, price / 1e9));
   for (const s of v.subnets) {
     const present = new Set<string>();
     const primary = s.subnetId === PRIMARY_NETWORK_ID;
@@ -81,16 +130,16 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
     for (const val of firstOfEach(s.validators, (x) => x.nodeId)) {
       present.add(val.nodeId);
       const kept = entrySamples(val, node, s.subnetId, price, v.rewardUptimeUpgradeTime);
-      for (const x of kept.samples) out.push(x);
+      sink.entry(kept.samples);
       if (primary && v.observedAt !== undefined) {
         // The budget is the one series that moves with the clock: made anew each round, after the entry's others.
         const budget = downtimeBudgetSeconds(val, kept.threshold, v.observedAt);
-        if (budget !== undefined) out.push(sample('avax_validator_downtime_budget_seconds', kept.labels, budget));
+        if (budget !== undefined) sink.budget(sample('avax_validator_downtime_budget_seconds', kept.labels, budget));
       }
     }
-    out.push(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));
+    sink.other(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));
     for (const id of s.watched) {
-      if (!present.has(id)) out.push(sample('avax_validator_active', { node, node_id: id, subnet: s.subnetId }, 0));
+      if (!present.has(id)) sink.other(sample('avax_validator_active', { node, node_id: id, subnet: s.subnetId }, 0));
     }
   }
   const ow = v.operatorWatched;
@@ -106,8 +155,7 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
     // The validators behind the validation ids the operator asked for (--watch.validation-id).
     const validations = new Set((v.validations ?? []).filter((l) => l.found).map((l) => l.validationId));
     for (const x of v.subnets) for (const r of x.validators) if (r.validationId !== undefined && validations.has(r.validationId)) watchedIds.add(r.nodeId);
-    for (const id of watchedIds) out.push(sample('avax_validator_watched', { node, node_id: id }, 1));
+    for (const id of watchedIds) sink.other(sample('avax_validator_watched', { node, node_id: id }, 1));
   }
-  out.push(...collectValidationLookups(v.validations ?? [], node));
-  return out;
+  for (const x of collectValidationLookups(v.validations ?? [], node)) sink.other(x);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { percentStringAsRatio, uintString } from '../../../http/wire.js';
 import { defineNodeSource, type PollContext } from '../source.js';
 import { RpcError, type KnownItem } from '../../../http/json-rpc.js';
-import { collectValidators } from './collect.js';
+import { collectValidatorGroups, collectValidators } from './collect.js';
 import { validatorChanges } from './changes.js';
 import { validatorsStatus } from './status.js';
 import { readValidatorEntry } from './validator-entry.js';
@@ -241,4 +241,5 @@ export const validatorsSource = defineNodeSource<ValidatorsValue>({
     return value;
   },
   collect: collectValidators,
+  collectGroups: collectValidatorGroups,
 });

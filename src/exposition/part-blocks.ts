@@ -1,0 +1,181 @@
+/**
+ * What the renderer keeps of a metric across renders: its parts (one group's
+ * lines of one metric), the series they have counted, and runs of them
+ * encoded once (blocks), so that a render of a large state of which little
+ * changed (a mainnet validator set) touches what changed, not every series.
+ */
+
+/** One metric's series of one group: its lines, and each line's `{labels}` part (what duplicates are found by). */
+export interface MetricPart {
+  /**
+   * A string, not a Buffer: the text is copied into one Buffer when joined
+   * anyway, and a string is memory in the JS heap, where the garbage
+   * collector counts it, rather than outside it, where a render's worth of
+   * dead parts per round would pile up until an external-memory limit
+   * forces a full collection.
+   */
+  text: string;
+  bodies: string[];
+  /** The last metric list (MetricList.stamp) it was counted in. */
+  listed: number;
+  /** Whether a block of its metric ends with it (decided once, so blocks stay put around an inserted part). */
+  cut: boolean;
+  /** The block that started with it last. */
+  block: Block | undefined;
+  /**
+   * The value of the metric's first label when every series of the part has
+   * the same (a node's series all carry its `node`): parts with different
+   * keys cannot share a series, so they need no duplicate check between them.
+   */
+  key: string | undefined;
+}
+
+/**
+ * A run of successive parts of one metric, of cached groups, and their text
+ * encoded when first joined: a render whose parts of a metric are mostly
+ * those of the last render (a mainnet validator set, a few entries changed)
+ * writes the runs that did not change as the bytes it kept, instead of
+ * touching every one of the metric's 1,800 parts again.
+ */
+interface Block {
+  parts: MetricPart[];
+  series: number;
+  bytes: Buffer | undefined;
+}
+
+/** Parts per block on average: small enough that a changed part costs little to encode again, large enough to make few pieces. */
+const BLOCK = 32;
+
+let partsMade = 0;
+
+/** Whether the next part made ends a block: one part in BLOCK, spread evenly (a multiplicative hash of a counter). */
+export function cutAfter(): boolean {
+  partsMade = (partsMade + 1) >>> 0;
+  return Math.imul(partsMade, 0x9e3779b1) >>> 0 < 0x1_0000_0000 / BLOCK;
+}
+
+/** A metric's parts of cached groups in the last render, counted by series: how a render finds duplicates across groups without looking at every series. */
+interface MetricList {
+  parts: readonly MetricPart[];
+  /** Unique to this list's update (MetricPart.listed). */
+  stamp: number;
+  /** Of each series (its `{labels}`), how many of the parts have it. */
+  counts: Map<string, number>;
+  /** Series more than one part has. */
+  shared: number;
+}
+
+/** A piece of an exposition: text, bytes, or a block (encoded when first needed). */
+export type Piece = string | Buffer | Block;
+
+/** A block's bytes, encoded into a Buffer of its own (not a slice of Node's shared pool, which one long-lived block would keep whole). */
+function bytesOf(block: Block): Buffer {
+  if (block.bytes === undefined) {
+    let size = 0;
+    for (const p of block.parts) size += Buffer.byteLength(p.text, 'utf8');
+    const buf = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const p of block.parts) at += buf.write(p.text, at, 'utf8');
+    block.bytes = buf;
+  }
+  return block.bytes;
+}
+
+/** The pieces one after the other, UTF-8 encoded into one Buffer (no intermediate copies). */
+export function joinPieces(pieces: readonly Piece[]): Buffer {
+  let size = 0;
+  for (const p of pieces) {
+    if (typeof p === 'string') size += Buffer.byteLength(p, 'utf8');
+    else size += (Buffer.isBuffer(p) ? p : bytesOf(p)).length;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const p of pieces) {
+    if (typeof p === 'string') {
+      at += out.write(p, at, 'utf8');
+    } else {
+      const b = Buffer.isBuffer(p) ? p : (p.bytes as Buffer);
+      out.set(b, at);
+      at += b.length;
+    }
+  }
+  return out;
+}
+
+/** Each metric's parts of cached groups in the last render, counted by series. */
+export class MetricLists {
+  /** Per metric (contract index), its list in the last cached render. */
+  readonly #lists: (MetricList | undefined)[] = [];
+  #stamps = 0;
+
+  /**
+   * Makes `list` metric m's list, counting the series of the parts that came
+   * in and leaving out those of the parts that went; true when no series is
+   * in two of its parts (nor a part twice), so that every part is written
+   * whole: the first-wins rule has nothing to drop.
+   */
+  relist(m: number, list: readonly MetricPart[]): boolean {
+    const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: new Map<string, number>(), shared: 0 });
+    const stamp = ++this.#stamps;
+    let twice = false;
+    for (const part of list) {
+      if (part.listed === stamp) {
+        twice = true;
+        continue;
+      }
+      if (part.listed !== last.stamp) {
+        for (const b of part.bodies) {
+          const c = last.counts.get(b) ?? 0;
+          if (c === 1) last.shared++;
+          last.counts.set(b, c + 1);
+        }
+      }
+      part.listed = stamp;
+    }
+    for (const part of last.parts) {
+      if (part.listed === stamp) continue;
+      for (const b of part.bodies) {
+        const c = last.counts.get(b) as number;
+        if (c === 2) last.shared--;
+        if (c === 1) last.counts.delete(b);
+        else last.counts.set(b, c - 1);
+      }
+    }
+    last.parts = list;
+    last.stamp = stamp;
+    return !twice && last.shared === 0;
+  }
+}
+
+/**
+ * Pushes a metric's parts as blocks, reusing each block that starts with the
+ * same part and goes on with the same parts as one made before; returns the
+ * series written.
+ */
+export function pushBlocks(list: readonly MetricPart[], out: Piece[]): number {
+  let series = 0;
+  let start = 0;
+  while (start < list.length) {
+    let end = start;
+    while (end < list.length - 1 && !(list[end] as MetricPart).cut) end++;
+    end++;
+    const first = list[start] as MetricPart;
+    let block = first.block;
+    let same = block !== undefined && block.parts.length === end - start;
+    for (let i = start; same && i < end; i++) same = (block as Block).parts[i - start] === list[i];
+    if (!same) {
+      const parts = list.slice(start, end);
+      let n = 0;
+      for (const p of parts) {
+        n += p.bodies.length;
+        // A part in the middle of a block starts none: a block it started before would keep parts gone since.
+        if (p !== first) p.block = undefined;
+      }
+      block = first.block = { parts, series: n, bytes: undefined };
+    }
+    out.push(block as Block);
+    series += (block as Block).series;
+    start = end;
+  }
+  return series;
+}

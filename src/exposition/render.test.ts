@@ -1,0 +1,93 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Sample } from '../metrics/metric-defs.js';
+import { ExpositionRenderer } from './render.js';
+
+/** A sample whose value counts its reads: formatting a sample reads its value once. */
+function counted(name: Sample['name'], labels: Record<string, string>, value: number, reads: { n: number }): Sample {
+  return {
+    name,
+    labels,
+    get value() {
+      reads.n++;
+      return value;
+    },
+  };
+}
+
+/** One validator's series, as the validators collector groups them (one labels object per entity). */
+function entry(nodeId: string, weight: number, reads: { n: number }, subnet = '11111111111111111111111111111111LpoYY'): Sample[] {
+  const labels = { node: 'n1', node_id: nodeId, subnet };
+  return [
+    counted('avax_validator_active', labels, 1, reads),
+    counted('avax_validator_weight', labels, weight, reads),
+    counted('avax_validator_start_timestamp_seconds', labels, 1_700_000_000, reads),
+  ];
+}
+
+describe('ExpositionRenderer.renderGroups', () => {
+  it('writes a group it rendered before from its kept bytes, without formatting it again, byte for byte as a fresh render', async () => {
+    const reads = { n: 0 };
+    // Non-ASCII label values: the kept bytes are UTF-8, as the text is.
+    const a = entry('NodeID-é', 1e12, reads);
+    const b = entry('NodeID-日本', 2e12, reads);
+    const loose = [counted('avax_exporter_validators_omitted', { node: 'n1', subnet: 'x' }, 0, reads)];
+    const budgets1 = [counted('avax_validator_downtime_budget_seconds', { node: 'n1', node_id: 'NodeID-é', subnet: 's' }, 100, reads)];
+    const renderer = new ExpositionRenderer();
+
+    const first = await renderer.renderGroups([a, b, loose, budgets1]);
+    expect(renderer.formattedGroups).toBe(4);
+    const firstText = first.text.toString('utf8');
+    expect(reads.n).toBe(8);
+
+    // The next round: the entries are unchanged (the same arrays), the budgets are new.
+    const budgets2 = [counted('avax_validator_downtime_budget_seconds', { node: 'n1', node_id: 'NodeID-é', subnet: 's' }, 90, reads)];
+    reads.n = 0;
+    const second = await renderer.renderGroups([a, b, loose, budgets2]);
+    expect(renderer.formattedGroups).toBe(1);
+    expect(reads.n).toBe(1); // only the new budget's value was read
+    // Joining it encodes the new group's one part only: the others are copied from the bytes kept from the first join.
+    const encode = vi.spyOn(Buffer, 'byteLength');
+    const secondBytes = second.text;
+    expect(encode).toHaveBeenCalledTimes(1);
+    encode.mockRestore();
+    const flat = await new ExpositionRenderer().render([...a, ...b, ...loose, ...budgets2]);
+    expect(secondBytes.equals(flat.text)).toBe(true);
+    expect(second.series).toBe(flat.series);
+    expect(firstText.replace('} 100\n', '} 90\n')).toBe(second.text.toString('utf8'));
+    // Per metric, the series in group order: both validators' weights under one HELP/TYPE.
+    const text = second.text.toString('utf8');
+    expect(text.match(/# TYPE avax_validator_weight /g)).toHaveLength(1);
+    expect(text).toContain(
+      'avax_validator_weight{node="n1",node_id="NodeID-é",subnet="11111111111111111111111111111111LpoYY"} 1000000000000\navax_validator_weight{node="n1",node_id="NodeID-日本"',
+    );
+  });
+
+  it('keeps the first of a series two cached groups both have, as a flat render does', async () => {
+    const reads = { n: 0 };
+    const a = entry('NodeID-A', 1, reads);
+    const b = [...entry('NodeID-B', 2, reads), ...entry('NodeID-A', 3, reads)];
+    const c = entry('NodeID-C', 4, reads);
+    const renderer = new ExpositionRenderer();
+    for (let round = 0; round < 2; round++) {
+      const out = await renderer.renderGroups([a, b, c]);
+      const flat = await new ExpositionRenderer().render([...a, ...b, ...c]);
+      expect(out.text.toString('utf8')).toBe(flat.text.toString('utf8'));
+      expect(out.series).toBe(9);
+      expect(renderer.duplicates).toBe(3);
+      expect(renderer.formattedGroups).toBe(round === 0 ? 3 : 0);
+    }
+  });
+
+  it('joins an earlier exposition read after a later render encoded the groups it shares', async () => {
+    const reads = { n: 0 };
+    const a = entry('NodeID-A', 1, reads);
+    const renderer = new ExpositionRenderer();
+    const first = await renderer.renderGroups([a, entry('NodeID-B', 2, reads)]);
+    const second = await renderer.renderGroups([a, entry('NodeID-B', 5, reads)]);
+    const secondText = second.text.toString('utf8'); // encodes group a's kept bytes
+    expect(secondText).toContain('node_id="NodeID-B",subnet="11111111111111111111111111111111LpoYY"} 5\n');
+    const firstText = first.text.toString('utf8');
+    expect(firstText).toBe(secondText.replace('} 5\n', '} 2\n'));
+    expect(await renderer.renderGroups([a])).toHaveProperty('series', 3);
+  });
+});
