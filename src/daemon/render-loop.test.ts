@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { RenderLoop, type RenderInput } from './render-loop.js';
+import { gunzipSync } from 'node:zlib';
+import { PAUSED_RENDER_MS, RenderLoop, type RenderInput } from './render-loop.js';
 import { createLogger } from '../log.js';
 import { LogCapture, valueOf } from '../../test/helpers/daemon.js';
 
 /** A render input whose state is one number; its assembly fails once when asked to. */
-function fakeInput(nodes: number) {
+function fakeInput(nodes: number, assembleMs = 0) {
   const state = { value: 0, rounds: Array.from({ length: nodes }, () => 0), assembled: 0, failNext: false };
   const input: RenderInput = {
     nodeRounds: () => state.rounds,
     expire: () => {},
     assemble: () => {
       state.assembled++;
+      // A fleet's render walks every node's series: it takes a while whatever changed.
+      const until = performance.now() + assembleMs;
+      while (performance.now() < until);
       if (state.failNext) {
         state.failNext = false;
         throw new Error('assembly failed');
@@ -118,5 +122,53 @@ describe('render loop', () => {
     expect((await loop.renderFresh()).text.equals(loop.exposition.text)).toBe(true);
     expect((await loop.renderCached()).text.equals(loop.exposition.text)).toBe(true);
     expect(loop.renders).toBe(1); // neither is served
+  });
+
+  it('serves an exposition whose gzip is made: a scrape never waits for a compression', async () => {
+    const f = fakeInput(1);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    f.state.value = 9;
+    await loop.start(f.input);
+    let made = false;
+    void loop.exposition.gzip().then(() => (made = true));
+    await Promise.resolve();
+    expect(made).toBe(true);
+    expect(gunzipSync(await loop.exposition.gzip()).equals(loop.exposition.text)).toBe(true);
+  });
+
+  it('after a slow render, gathers the rounds of some nodes ending close together into one render after a pause', async () => {
+    const f = fakeInput(3, PAUSED_RENDER_MS + 2);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    await loop.start(f.input);
+    expect(f.state.assembled).toBe(1);
+    // Rounds of two of the three nodes end one after another.
+    for (let i = 1; i <= 4; i++) {
+      f.state.rounds[i % 2] = i;
+      f.state.value = i;
+      loop.roundEnded();
+      loop.roundsAdvanced();
+    }
+    expect(loop.inFlight).toBeDefined();
+    expect(f.state.assembled).toBe(1); // not yet: it waits out the pause after the start's render
+    await loop.settle();
+    // One render for all four rounds, with the last value.
+    expect(f.state.assembled).toBe(2);
+    expect(loop.renders).toBe(2);
+    expect(served(loop)).toBe(4);
+    expect(loop.freshnessLagsMs()).toHaveLength(1);
+  });
+
+  it('renders at once, even after a slow render, once every node has a new round: all it shows is new', async () => {
+    const f = fakeInput(2, PAUSED_RENDER_MS + 2);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    await loop.start(f.input);
+    f.state.rounds[0] = 1;
+    f.state.rounds[1] = 1;
+    f.state.value = 1;
+    loop.roundEnded();
+    loop.roundsAdvanced();
+    expect(f.state.assembled).toBe(2); // started without a pause
+    await loop.settle();
+    expect(served(loop)).toBe(1);
   });
 });

@@ -24,10 +24,28 @@ export interface RenderInput {
 const MAX_FRESHNESS_LAGS = 1_024;
 
 /**
+ * A render asked for soon after the last one waits until this many times
+ * the last one's duration has passed since it started: renders then take at
+ * most a tenth of the time however often rounds end. A fleet's render costs
+ * the whole fleet's series walked, while one node's round changes only that
+ * node's: at 1,000 nodes, 67 rounds end every second, and one render after
+ * each would cost the fleet's size squared.
+ */
+export const RENDER_GAP_FACTOR = 9;
+
+/** The longest a render waits for that pause, so a round's change is on /metrics well within a second. */
+export const MAX_RENDER_GAP_MS = 500;
+
+/** Renders that took less than this are followed by no pause: a few nodes' state renders in a millisecond or two, as often as rounds end. */
+export const PAUSED_RENDER_MS = 4;
+
+/**
  * Owns the served exposition: renders after poll rounds, coalescing rounds
- * that end together into one render; measures how fresh /metrics is; answers
- * readiness (the served exposition holds every node's first round) and
- * resolves waiters on renders and on rounds.
+ * that end together, or close after one another, into one render; makes its
+ * gzip before serving it, so a scrape never waits for a compression;
+ * measures how fresh /metrics is; answers readiness (the served exposition
+ * holds every node's first round) and resolves waiters on renders and on
+ * rounds.
  */
 export class RenderLoop {
   // Both keep what they made for unchanged source values, so a render after one node's round formats that node only.
@@ -38,7 +56,14 @@ export class RenderLoop {
   #input: RenderInput | undefined;
   #exposition: Exposition | undefined;
   #rendering: Promise<void> | undefined;
+  /** Whether the render in flight has not started yet (it waits out the pause after the last one, and will see every change until it starts). */
+  #pausing = false;
   #dirty = false;
+  /** When the last render started and how long it took (performance.now() ms), for the pause before the next. */
+  #lastStartMs = 0;
+  #lastDurationMs = 0;
+  /** Each node poller's completed rounds as of the last render's start. */
+  #roundsAtLast: readonly number[] = [];
   #renders = 0;
   // performance.now() at the end of the earliest round that no served render includes yet.
   #unservedRoundEnd: number | undefined;
@@ -98,15 +123,35 @@ export class RenderLoop {
     this.requestRender();
   }
 
-  /** Renders again soon; changes that arrive while a render runs are coalesced into one more. */
+  /**
+   * Renders again soon; changes that arrive while a render waits to start are
+   * in it, and those that arrive while one runs are coalesced into one more.
+   * After a render that took PAUSED_RENDER_MS or more, the next waits out a
+   * pause (RENDER_GAP_FACTOR times that duration since it started, at most
+   * MAX_RENDER_GAP_MS), unless every node has completed a round since: then
+   * everything it shows is new (one node polled back to back), and waiting
+   * would only make it late.
+   */
   readonly requestRender = (): void => {
     // Before start() there is nothing to render yet; start() renders anyway.
     if (!this.#input) return;
     if (this.#rendering) {
-      this.#dirty = true;
+      if (!this.#pausing) this.#dirty = true;
       return;
     }
-    this.#rendering = this.#renderNow()
+    const waitMs =
+      this.#lastDurationMs < PAUSED_RENDER_MS || this.#everyNodeAdvanced()
+        ? 0
+        : this.#lastStartMs + Math.min(MAX_RENDER_GAP_MS, RENDER_GAP_FACTOR * this.#lastDurationMs) - performance.now();
+    const render =
+      waitMs >= 1
+        ? ((this.#pausing = true),
+          new Promise<void>((resolve) => setTimeout(resolve, waitMs)).then(() => {
+            this.#pausing = false;
+            return this.#renderNow();
+          }))
+        : this.#renderNow();
+    this.#rendering = render
       .catch((err: unknown) => {
         // The last good exposition stays served; nobody waits forever for this one.
         this.#logger.error({ err }, 'render failed');
@@ -157,8 +202,28 @@ export class RenderLoop {
     return Math.min(...this.#inputOf().nodeRounds());
   }
 
+  /** Whether every node poller has completed a round since the last render started. */
+  #everyNodeAdvanced(): boolean {
+    const rounds = this.#inputOf().nodeRounds();
+    const last = this.#roundsAtLast;
+    if (rounds.length === 0 || rounds.length !== last.length) return rounds.length > 0;
+    for (let i = 0; i < rounds.length; i++) if ((rounds[i] as number) <= (last[i] as number)) return false;
+    return true;
+  }
+
   async #renderNow(): Promise<void> {
+    const startMs = performance.now();
+    try {
+      await this.#renderAndServe();
+    } finally {
+      this.#lastStartMs = startMs;
+      this.#lastDurationMs = performance.now() - startMs;
+    }
+  }
+
+  async #renderAndServe(): Promise<void> {
     const input = this.#inputOf();
+    this.#roundsAtLast = input.nodeRounds().slice();
     const covers = this.#unservedRoundEnd;
     this.#unservedRoundEnd = undefined;
     const nowMs = Date.now();
@@ -167,7 +232,10 @@ export class RenderLoop {
     // The series count of the exposition being replaced: the new one's is only known once it is rendered.
     const prevSeries = this.#exposition?.series ?? 0;
     try {
-      this.#exposition = await this.#renderer.renderGroups(input.assemble({ nowMs, ready, prevSeries }, this.#assembler));
+      const exposition = await this.#renderer.renderGroups(input.assemble({ nowMs, ready, prevSeries }, this.#assembler));
+      // Its gzip first, so no scrape waits for it; without one (zlib out of memory) it is served all the same, and a gzip scrape makes it again or gets the text.
+      await exposition.gzip().catch((err: unknown) => this.#logger.warn({ err }, 'gzip of the exposition failed'));
+      this.#exposition = exposition;
     } catch (err) {
       // Nothing new was served: the next render is still the one that makes these rounds visible.
       if (covers !== undefined) this.#unservedRoundEnd = Math.min(covers, this.#unservedRoundEnd ?? covers);

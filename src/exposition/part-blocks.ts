@@ -1,8 +1,11 @@
+import { sealSegment, type GzipSegment } from './gzip-segments.js';
+
 /**
  * What the renderer keeps of a metric across renders: its parts (one group's
  * lines of one metric), the series they have counted, and runs of them
- * encoded once (blocks), so that a render of a large state of which little
- * changed (a mainnet validator set) touches what changed, not every series.
+ * compressed once (blocks), so that a render of a large state of which little
+ * changed (a mainnet validator set, a fleet of which one node polled) touches
+ * what changed, not every series.
  */
 
 /** One metric's series of one group: its lines, and each line's `{labels}` part (what duplicates are found by). */
@@ -31,16 +34,31 @@ export interface MetricPart {
 }
 
 /**
- * A run of successive parts of one metric, of cached groups, and their text
- * encoded when first joined: a render whose parts of a metric are mostly
- * those of the last render (a mainnet validator set, a few entries changed)
- * writes the runs that did not change as the bytes it kept, instead of
- * touching every one of the metric's 1,800 parts again.
+ * A run of successive parts of one metric, of cached groups, with its text
+ * compressed when first gzipped and encoded when first joined: a render whose
+ * parts of a metric are mostly those of the last render (a mainnet validator
+ * set, a few entries changed) gzips and joins the runs that did not change
+ * from what it kept, instead of touching every one of the metric's 1,800
+ * parts again. The encoded text is made only for a plain-text scrape
+ * (Prometheus asks for gzip): the parts hold the text already.
  */
 interface Block {
   parts: MetricPart[];
   series: number;
+  sealed: GzipSegment | undefined;
   bytes: Buffer | undefined;
+}
+
+/** Text that never changes (a metric's HELP and TYPE lines), encoded and compressed once. */
+export interface FixedPiece {
+  bytes: Buffer;
+  sealed: GzipSegment;
+}
+
+/** A fixed piece of `text`. */
+export function fixedPiece(text: string): FixedPiece {
+  const bytes = Buffer.from(text, 'utf8');
+  return { bytes, sealed: sealSegment(bytes) };
 }
 
 /** Parts per block on average: small enough that a changed part costs little to encode again, large enough to make few pieces. */
@@ -65,8 +83,8 @@ interface MetricList {
   shared: number;
 }
 
-/** A piece of an exposition: text, bytes, or a block (encoded when first needed). */
-export type Piece = string | Buffer | Block;
+/** A piece of an exposition: text, a fixed piece, or a block of parts. */
+export type Piece = string | FixedPiece | Block;
 
 /** A block's bytes, encoded into a Buffer of its own (not a slice of Node's shared pool, which one long-lived block would keep whole). */
 function bytesOf(block: Block): Buffer {
@@ -86,19 +104,72 @@ export function joinPieces(pieces: readonly Piece[]): Buffer {
   let size = 0;
   for (const p of pieces) {
     if (typeof p === 'string') size += Buffer.byteLength(p, 'utf8');
-    else size += (Buffer.isBuffer(p) ? p : bytesOf(p)).length;
+    else size += ('parts' in p ? bytesOf(p) : p.bytes).length;
   }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   for (const p of pieces) {
+    if (typeof p === 'string') at += out.write(p, at, 'utf8');
+    else at += ('parts' in p ? (p.bytes as Buffer) : p.bytes).copy(out, at);
+  }
+  return out;
+}
+
+/** Bytes of the text between two yields to the event loop while gzipping. */
+const SEAL_CHUNK = 512 * 1024;
+
+/** Reused for the text of what is compressed: one Buffer, grown as needed, instead of one per segment. */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** Writes `texts` into the scratch buffer and compresses them into a segment. */
+function sealTexts(texts: readonly string[]): GzipSegment {
+  let size = 0;
+  for (const t of texts) size += Buffer.byteLength(t, 'utf8');
+  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2));
+  let at = 0;
+  for (const t of texts) at += scratch.write(t, at, 'utf8');
+  return sealSegment(scratch.subarray(0, at));
+}
+
+/**
+ * The segments of the pieces, in order: a block's kept since it was first
+ * compressed, a fixed piece's made once, and the text between them
+ * compressed now. Yields to the event loop every SEAL_CHUNK bytes
+ * compressed, so a large first gzip does not stall scrapes or polls.
+ */
+export async function segmentsOf(pieces: readonly Piece[], yieldToLoop: () => Promise<unknown>): Promise<GzipSegment[]> {
+  const out: GzipSegment[] = [];
+  let run: string[] = [];
+  let sinceYield = 0;
+  const pause = async (bytes: number): Promise<void> => {
+    sinceYield += bytes;
+    if (sinceYield >= SEAL_CHUNK) {
+      sinceYield = 0;
+      await yieldToLoop();
+    }
+  };
+  const flushRun = async (): Promise<void> => {
+    if (run.length === 0) return;
+    const seg = sealTexts(run);
+    run = [];
+    out.push(seg);
+    await pause(seg.length);
+  };
+  for (const p of pieces) {
     if (typeof p === 'string') {
-      at += out.write(p, at, 'utf8');
+      run.push(p);
+      continue;
+    }
+    await flushRun();
+    if ('parts' in p && p.sealed === undefined) {
+      p.sealed = p.bytes ? sealSegment(p.bytes) : sealTexts(p.parts.map((part) => part.text));
+      out.push(p.sealed);
+      await pause(p.sealed.length);
     } else {
-      const b = Buffer.isBuffer(p) ? p : (p.bytes as Buffer);
-      out.set(b, at);
-      at += b.length;
+      out.push(p.sealed as GzipSegment);
     }
   }
+  await flushRun();
   return out;
 }
 
@@ -171,7 +242,7 @@ export function pushBlocks(list: readonly MetricPart[], out: Piece[]): number {
         // A part in the middle of a block starts none: a block it started before would keep parts gone since.
         if (p !== first) p.block = undefined;
       }
-      block = first.block = { parts, series: n, bytes: undefined };
+      block = first.block = { parts, series: n, sealed: undefined, bytes: undefined };
     }
     out.push(block as Block);
     series += (block as Block).series;

@@ -1,6 +1,20 @@
 import { describe, expect, it, vi } from 'vitest';
+import { gunzipSync } from 'node:zlib';
 import type { Sample } from '../metrics/metric-defs.js';
 import { ExpositionRenderer } from './render.js';
+
+/** Bytes handed to zlib's deflate since the test began: how much of a render's gzip was compressed anew. */
+const deflated = vi.hoisted(() => ({ bytes: 0 }));
+vi.mock('node:zlib', async (importOriginal) => {
+  const zlib = await importOriginal<typeof import('node:zlib')>();
+  return {
+    ...zlib,
+    deflateRawSync: (buf: Buffer, opts: import('node:zlib').ZlibOptions) => {
+      deflated.bytes += buf.length;
+      return zlib.deflateRawSync(buf, opts);
+    },
+  };
+});
 
 /** A sample whose value counts its reads: formatting a sample reads its value once. */
 function counted(name: Sample['name'], labels: Record<string, string>, value: number, reads: { n: number }): Sample {
@@ -89,5 +103,32 @@ describe('ExpositionRenderer.renderGroups', () => {
     const firstText = first.text.toString('utf8');
     expect(firstText).toBe(secondText.replace('} 5\n', '} 2\n'));
     expect(await renderer.renderGroups([a])).toHaveProperty('series', 3);
+  });
+
+  it('gzips a render by compressing only the runs of series that changed, to the same text', async () => {
+    const reads = { n: 0 };
+    // A validator set: 600 entries, each its own group, as the validators collector makes them.
+    const entries = Array.from({ length: 600 }, (_, i) => entry(`NodeID-${i}-é`, i, reads));
+    const renderer = new ExpositionRenderer();
+    const first = await renderer.renderGroups(entries);
+    deflated.bytes = 0;
+    const firstGzip = await first.gzip();
+    expect(gunzipSync(firstGzip).equals(first.text)).toBe(true);
+    const wholeBytes = deflated.bytes;
+    // Everything but the HELP and TYPE lines, which are compressed once for every render.
+    expect(wholeBytes).toBeGreaterThan(first.text.length * 0.95);
+
+    // One entry changes: its run of each metric is compressed again, the rest kept.
+    const next = entries.slice();
+    next[300] = entry('NodeID-300-é', 1e15, reads);
+    const second = await renderer.renderGroups(next);
+    deflated.bytes = 0;
+    const secondGzip = await second.gzip();
+    expect(deflated.bytes).toBeLessThan(wholeBytes / 5);
+    expect(gunzipSync(secondGzip).equals(second.text)).toBe(true);
+    const flat = await new ExpositionRenderer().render(next.flat());
+    expect(gunzipSync(secondGzip).equals(flat.text)).toBe(true);
+    // The earlier exposition still gzips to its own text.
+    expect(gunzipSync(await first.gzip()).toString('utf8')).toBe(first.text.toString('utf8'));
   });
 });

@@ -1,10 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { gzip } from 'node:zlib';
-import { promisify } from 'node:util';
 import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js';
-import { MetricLists, cutAfter, joinPieces, pushBlocks, type MetricPart, type Piece } from './part-blocks.js';
-
-const gzipAsync = promisify(gzip);
+import { MetricLists, cutAfter, fixedPiece, joinPieces, pushBlocks, segmentsOf, type FixedPiece, type MetricPart, type Piece } from './part-blocks.js';
+import { gzipOfSegments } from './gzip-segments.js';
 
 /** Content type of the Prometheus text format 0.0.4. */
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -56,11 +53,11 @@ export interface Exposition {
    */
   readonly text: Buffer;
   /**
-   * The text gzipped, made by the first call (the first gzip scrape after the
-   * render) and kept: a fleet renders after every node's round, several
-   * times a second, while Prometheus scrapes every 15 s, so compressing at
-   * render time would mostly compress what nobody fetches. Concurrent
-   * callers share one compression; it runs off the event loop.
+   * The text gzipped, made by the first call and kept; concurrent callers
+   * share one compression. Only what changed since an earlier render is
+   * compressed: the runs of series that did not change keep their
+   * compressed form (part-blocks.ts, gzip-segments.ts), so the daemon makes
+   * it with every render and a scrape never waits for it.
    */
   gzip(): Promise<Buffer>;
   /** Number of series in it. */
@@ -78,8 +75,8 @@ class Contract {
   readonly index: Map<string, number>;
   readonly labels: (readonly string[])[];
   readonly headers: string[];
-  /** The headers UTF-8 encoded, made once: every render writes them. */
-  readonly headerBytes: Buffer[];
+  /** The headers encoded and compressed, made once: every render writes them. */
+  readonly headerPieces: FixedPiece[];
 
   constructor(extra: Readonly<Record<string, MetricDef>> = {}) {
     const defs: Record<string, MetricDef> = { ...extra, ...METRICS };
@@ -87,7 +84,7 @@ class Contract {
     this.index = new Map(this.names.map((n, i) => [n, i]));
     this.labels = this.names.map((n) => (defs[n] as MetricDef).labels);
     this.headers = this.names.map((n) => `# HELP ${n} ${escapeHelp((defs[n] as MetricDef).help)}\n# TYPE ${n} ${(defs[n] as MetricDef).type}\n`);
-    this.headerBytes = this.headers.map((h) => Buffer.from(h, 'utf8'));
+    this.headerPieces = this.headers.map(fixedPiece);
   }
 }
 
@@ -231,28 +228,26 @@ function reformatWithout(
   return { text, count };
 }
 
-/** An exposition whose text is joined, and gzipped, when first asked for. */
-function lazyExposition(parts: Piece[] | undefined, series: number): Exposition {
+/**
+ * An exposition whose text is joined, and gzip made, when first asked for.
+ * The pieces stay: the gzip is made from them (the blocks' kept segments),
+ * not from the joined text.
+ */
+function lazyExposition(parts: readonly Piece[], series: number): Exposition {
   let text: Buffer | undefined;
   let zipped: Promise<Buffer> | undefined;
-  const textOf = (): Buffer => {
-    if (text === undefined) {
-      text = joinPieces(parts as Piece[]);
-      parts = undefined; // the joined copy is all that is needed now
-    }
-    return text;
-  };
   return {
     get text() {
-      return textOf();
+      text ??= joinPieces(parts);
+      return text;
     },
     gzip() {
-      // Level 1: compressed once per render, served many times; the fastest level costs a
-      // fraction of the default's CPU for a few percent more bytes.
-      zipped ??= gzipAsync(textOf(), { level: 1 }).catch((err: unknown) => {
-        zipped = undefined;
-        throw err;
-      });
+      zipped ??= segmentsOf(parts, yieldToLoop)
+        .then(gzipOfSegments)
+        .catch((err: unknown) => {
+          zipped = undefined;
+          throw err;
+        });
       return zipped;
     },
     series,
@@ -343,7 +338,7 @@ export class ExpositionRenderer {
       const contributors = byMetric[m] as number[];
       const list = partsOf[m] as MetricPart[];
       if (contributors.length === 0) continue;
-      parts.push(this.#contract.headerBytes[m] as Buffer);
+      parts.push(this.#contract.headerPieces[m] as FixedPiece);
       if (cache) {
         if (this.#lists.relist(m, list)) {
           series += pushBlocks(list, parts);
