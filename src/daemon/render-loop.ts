@@ -34,7 +34,7 @@ const MAX_FRESHNESS_LAGS = 1_024;
 export const RENDER_GAP_FACTOR = 9;
 
 /** The longest a render waits for that pause, so a round's change is on /metrics well within a second. */
-export const MAX_RENDER_GAP_MS = 500;
+export const MAX_RENDER_GAP_MS = 400;
 
 /** Renders that took less than this are followed by no pause: a few nodes' state renders in a millisecond or two, as often as rounds end. */
 export const PAUSED_RENDER_MS = 4;

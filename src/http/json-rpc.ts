@@ -35,8 +35,24 @@ function tooDeep(err: JsonTooDeepError, what: string): UpstreamError {
   return new UpstreamError('invalid_response', `${what}: body refused before parsing: ${err.message}`);
 }
 
+/**
+ * Bodies parsed, by the body: a round's GET is single-flight, so every source
+ * that reads the node's /ext/health in a round (health, vitals, bootstrap
+ * state, chain heights) is handed the same Buffer, and parses it once. An
+ * entry goes with its body, once the round drops its answers. Parsed values
+ * are read, never changed: sources validate them into values of their own.
+ */
+const parsedBodies = new WeakMap<Buffer, unknown>();
+
 /** Parses a JSON body, turning syntax errors and bodies nested deeper than MAX_JSON_DEPTH (checked first, by a byte scan) into `invalid_response`. */
 export function parseJsonBody(body: Buffer, what: string): unknown {
+  if (parsedBodies.has(body)) return parsedBodies.get(body);
+  const parsed = parseFreshBody(body, what);
+  parsedBodies.set(body, parsed);
+  return parsed;
+}
+
+function parseFreshBody(body: Buffer, what: string): unknown {
   try {
     checkJsonDepth(body);
   } catch (err) {
