@@ -171,4 +171,24 @@ describe('render loop', () => {
     await loop.settle();
     expect(served(loop)).toBe(1);
   });
+
+  it('resolves a round waiter on the paused render that holds its rounds', async () => {
+    const f = fakeInput(2, PAUSED_RENDER_MS + 2);
+    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    await loop.start(f.input);
+    let resolved = false;
+    const waited = loop.waitForRounds(1).then(() => (resolved = true));
+    f.state.rounds[0] = 1;
+    loop.roundEnded();
+    loop.roundsAdvanced(); // one node of two: a render after the pause
+    f.state.rounds[1] = 1;
+    f.state.value = 6;
+    loop.roundEnded();
+    loop.roundsAdvanced(); // the render waiting out its pause will hold this round too
+    await loop.settle();
+    expect(loop.renders).toBe(2);
+    expect(resolved).toBe(true);
+    await waited;
+    expect(served(loop)).toBe(6);
+  });
 });

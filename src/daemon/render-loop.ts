@@ -33,11 +33,20 @@ const MAX_FRESHNESS_LAGS = 1_024;
  */
 export const RENDER_GAP_FACTOR = 9;
 
-/** The longest a render waits for that pause, so a round's change is on /metrics well within a second. */
-export const MAX_RENDER_GAP_MS = 400;
-
-/** Renders that took less than this are followed by no pause: a few nodes' state renders in a millisecond or two, as often as rounds end. */
+/** Renders that took less than this are followed by no such pause: a few nodes' state renders in a millisecond or two. */
 export const PAUSED_RENDER_MS = 4;
+
+/**
+ * With several nodes, renders start at least this far apart (unless every
+ * node has a new round): each render compresses again the runs of series the
+ * rounds since the last one changed, and the rounds of a fleet's nodes,
+ * started one after another, change neighbouring runs, so a render that
+ * gathers a few rounds compresses little more than one that shows one.
+ */
+export const FLEET_RENDER_GAP_MS = 250;
+
+/** The longest pause, so a round's change is served well within a second. */
+export const MAX_RENDER_GAP_MS = 400;
 
 /**
  * Owns the served exposition: renders after poll rounds, coalescing rounds
@@ -115,7 +124,8 @@ export class RenderLoop {
   /** After a round's end is handled: hands round waiters over to the render that will hold it, and asks for that render. */
   roundsAdvanced(): void {
     const minRounds = this.#minRounds();
-    const nextRender = this.#renders + 1 + (this.#rendering ? 1 : 0);
+    // A render waiting out its pause has not started: it will hold these rounds.
+    const nextRender = this.#renders + 1 + (this.#rendering && !this.#pausing ? 1 : 0);
     for (const w of this.#roundWaiters.splice(0)) {
       if (minRounds >= w.target) this.#renderWaiters.push({ afterRender: nextRender, resolve: w.resolve });
       else this.#roundWaiters.push(w);
@@ -126,11 +136,12 @@ export class RenderLoop {
   /**
    * Renders again soon; changes that arrive while a render waits to start are
    * in it, and those that arrive while one runs are coalesced into one more.
-   * After a render that took PAUSED_RENDER_MS or more, the next waits out a
-   * pause (RENDER_GAP_FACTOR times that duration since it started, at most
-   * MAX_RENDER_GAP_MS), unless every node has completed a round since: then
-   * everything it shows is new (one node polled back to back), and waiting
-   * would only make it late.
+   * A render waits out a pause since the last one started: with several
+   * nodes FLEET_RENDER_GAP_MS, after a render that took PAUSED_RENDER_MS or
+   * more RENDER_GAP_FACTOR times its duration, at most MAX_RENDER_GAP_MS;
+   * none when every node has completed a round since: then everything it
+   * shows is new (one node polled back to back), and waiting would only
+   * make it late.
    */
   readonly requestRender = (): void => {
     // Before start() there is nothing to render yet; start() renders anyway.
@@ -139,10 +150,7 @@ export class RenderLoop {
       if (!this.#pausing) this.#dirty = true;
       return;
     }
-    const waitMs =
-      this.#lastDurationMs < PAUSED_RENDER_MS || this.#everyNodeAdvanced()
-        ? 0
-        : this.#lastStartMs + Math.min(MAX_RENDER_GAP_MS, RENDER_GAP_FACTOR * this.#lastDurationMs) - performance.now();
+    const waitMs = this.#everyNodeAdvanced() ? 0 : this.#lastStartMs + this.#pauseMs() - performance.now();
     const render =
       waitMs >= 1
         ? ((this.#pausing = true),
@@ -200,6 +208,13 @@ export class RenderLoop {
 
   #minRounds(): number {
     return Math.min(...this.#inputOf().nodeRounds());
+  }
+
+  /** The pause after the last render's start before the next (see requestRender). */
+  #pauseMs(): number {
+    const fleet = this.#inputOf().nodeRounds().length > 1 ? FLEET_RENDER_GAP_MS : 0;
+    const slow = this.#lastDurationMs >= PAUSED_RENDER_MS ? RENDER_GAP_FACTOR * this.#lastDurationMs : 0;
+    return Math.min(MAX_RENDER_GAP_MS, Math.max(fleet, slow));
   }
 
   /** Whether every node poller has completed a round since the last render started. */

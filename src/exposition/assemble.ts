@@ -45,8 +45,18 @@ export function assembleSamples(input: AssembleInput): Sample[] {
 export class SampleAssembler {
   /** Collected samples by value; an entry goes with its value. */
   #collected = new WeakMap<object, { def: AnySource; target: string; groups: readonly (readonly Sample[])[] }>();
-  /** Each poller's own series as of its states' last polls, by poller name (a removed node's entry is replaced or left small). */
-  #owned = new Map<string, { states: readonly SourceState[]; polls: number[]; maxAges: readonly number[]; samples: readonly Sample[] }>();
+  /**
+   * Each poller's own series as of its states' last polls, by poller name (a
+   * removed node's entry is replaced or left small): those every poll
+   * changes, and those only a failure or a new max age changes (two thirds
+   * of them: a failure counter per source and reason), in groups of their
+   * own so that the renderer keeps the second's formatted and compressed
+   * lines from round to round.
+   */
+  #owned = new Map<
+    string,
+    { states: readonly SourceState[]; polls: number[]; failures: number[]; maxAges: readonly number[]; polled: readonly Sample[]; steady: readonly Sample[] }
+  >();
 
   /** The groups of samples of the state at `input.nowMs`. */
   assemble(input: AssembleInput): (readonly Sample[])[] {
@@ -57,7 +67,7 @@ export class SampleAssembler {
         ...(input.extra ?? []),
       ],
     ];
-    // The states' own series go last, one group per poller: its series share the `node` label, which tells the renderer no other group can repeat them.
+    // The states' own series go last, two groups per poller: their series share the `node` label, which tells the renderer no other group can repeat them.
     const byNode = new Map<string, { states: SourceState[]; maxAges: number[] }>();
     for (const s of input.states) {
       const def = input.sources.get(s.source);
@@ -69,27 +79,36 @@ export class SampleAssembler {
       own.states.push(s);
       own.maxAges.push(maxAgeMs);
     }
-    for (const [node, own] of byNode) groups.push(this.#own(node, own.states, own.maxAges));
+    for (const [node, own] of byNode) {
+      const { polled, steady } = this.#own(node, own.states, own.maxAges);
+      groups.push(polled, steady);
+    }
     return groups;
   }
 
   /**
-   * A poller's states' own series, the same array while none of them has been
-   * polled again (every poll counts in `polls`) and their max ages hold.
+   * A poller's states' own series: each of the two groups the same array
+   * while none of its series changed (every poll counts in `polls`, every
+   * failure in `failures`) and the states and their max ages hold.
    */
-  #own(node: string, states: readonly SourceState[], maxAges: readonly number[]): readonly Sample[] {
+  #own(node: string, states: readonly SourceState[], maxAges: readonly number[]): { polled: readonly Sample[]; steady: readonly Sample[] } {
     const hit = this.#owned.get(node);
-    if (
-      hit &&
-      hit.states.length === states.length &&
-      states.every((s, i) => hit.states[i] === s && hit.polls[i] === s.polls && hit.maxAges[i] === maxAges[i])
-    ) {
-      return hit.samples;
+    const same = hit !== undefined && hit.states.length === states.length && states.every((s, i) => hit.states[i] === s && hit.maxAges[i] === maxAges[i]);
+    if (same && states.every((s, i) => hit.polls[i] === s.polls)) return hit;
+    const failures = states.map(failureCount);
+    const polled: Sample[] = [];
+    for (const s of states) polledSamples(s, polled);
+    let steady: readonly Sample[];
+    if (same && failures.every((f, i) => hit.failures[i] === f)) {
+      steady = hit.steady;
+    } else {
+      const made: Sample[] = [];
+      states.forEach((s, i) => steadySamples(s, maxAges[i] as number, made));
+      steady = made;
     }
-    const own: Sample[] = [];
-    states.forEach((s, i) => ownSamples(s, maxAges[i] as number, own));
-    this.#owned.set(node, { states, polls: states.map((s) => s.polls), maxAges, samples: own });
-    return own;
+    const entry = { states, polls: states.map((s) => s.polls), failures, maxAges, polled, steady };
+    this.#owned.set(node, entry);
+    return entry;
   }
 
   /** A value's groups of samples: collectGroups' when the source has it, else collect's list as one group. */
@@ -104,14 +123,26 @@ export class SampleAssembler {
   }
 }
 
-/** The exporter's series about one source state: up, last success, duration, max age, polls, failures. */
-function ownSamples(s: SourceState, maxAgeMs: number, own: Sample[]): void {
+/** Failed polls of a state, all reasons together: what changes its failure counters. */
+function failureCount(s: SourceState): number {
+  let n = 0;
+  for (const reason of FAILURE_REASONS) n += s.failures[reason];
+  return n;
+}
+
+/** The exporter's series about one source state that a poll changes: up, last success, duration, polls. */
+function polledSamples(s: SourceState, own: Sample[]): void {
   const labels = { node: s.node, source: s.source };
   if (s.up !== undefined) own.push({ name: 'avax_source_up', labels, value: s.up ? 1 : 0 });
   if (s.lastSuccessMs !== undefined) own.push({ name: 'avax_source_last_success_timestamp_seconds', labels, value: s.lastSuccessMs / 1000 });
   if (s.lastDurationSeconds !== undefined) own.push({ name: 'avax_source_poll_duration_seconds', labels, value: s.lastDurationSeconds });
-  own.push({ name: 'avax_source_max_age_seconds', labels, value: maxAgeMs / 1000 });
   own.push({ name: 'avax_source_polls_total', labels, value: s.polls });
+}
+
+/** The exporter's series about one source state that only a failure or a new max age changes: max age and failures by reason. */
+function steadySamples(s: SourceState, maxAgeMs: number, own: Sample[]): void {
+  const labels = { node: s.node, source: s.source };
+  own.push({ name: 'avax_source_max_age_seconds', labels, value: maxAgeMs / 1000 });
   for (const reason of FAILURE_REASONS) {
     own.push({ name: 'avax_source_poll_failures_total', labels: { ...labels, reason }, value: s.failures[reason] });
   }

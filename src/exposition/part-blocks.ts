@@ -61,15 +61,27 @@ export function fixedPiece(text: string): FixedPiece {
   return { bytes, sealed: sealSegment(bytes) };
 }
 
-/** Parts per block on average: small enough that a changed part costs little to encode again, large enough to make few pieces. */
+/** Parts per block at most on average: small enough that a changed part costs little to compress again, large enough to make few pieces. */
 const BLOCK = 32;
+
+/**
+ * Text per block on average, in bytes, when parts are large (a node's 100
+ * failure counters are a part of 10 KB): a block is compressed again
+ * whenever one of its parts changes, so large parts make blocks of few parts.
+ */
+const BLOCK_BYTES = 8 * 1024;
 
 let partsMade = 0;
 
-/** Whether the next part made ends a block: one part in BLOCK, spread evenly (a multiplicative hash of a counter). */
-export function cutAfter(): boolean {
+/**
+ * Whether the next part made, of `length` characters, ends a block: one part
+ * in BLOCK, or one in BLOCK_BYTES / length for larger parts (every part of
+ * BLOCK_BYTES or more), spread evenly (a multiplicative hash of a counter).
+ */
+export function cutAfter(length: number): boolean {
   partsMade = (partsMade + 1) >>> 0;
-  return Math.imul(partsMade, 0x9e3779b1) >>> 0 < 0x1_0000_0000 / BLOCK;
+  const share = Math.max(1 / BLOCK, length / BLOCK_BYTES);
+  return Math.imul(partsMade, 0x9e3779b1) >>> 0 < 0x1_0000_0000 * Math.min(1, share);
 }
 
 /** A metric's parts of cached groups in the last render, counted by series: how a render finds duplicates across groups without looking at every series. */

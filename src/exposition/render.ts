@@ -196,7 +196,7 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
     if (l === undefined) continue;
-    parts.push({ text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(), block: undefined });
+    parts.push({ text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(l.length), block: undefined });
     present.push(m);
   }
   return { parts, present, rejected, duplicates };
