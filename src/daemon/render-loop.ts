@@ -25,13 +25,14 @@ const MAX_FRESHNESS_LAGS = 1_024;
 
 /**
  * A render asked for soon after the last one waits until this many times
- * the last one's duration has passed since it started: renders then take at
- * most a tenth of the time however often rounds end. A fleet's render costs
+ * the last one's duration has passed since it started: renders (their gzip
+ * included) then take at most a twentieth of the time however often rounds
+ * end. A fleet's render costs
  * the whole fleet's series walked, while one node's round changes only that
  * node's: at 1,000 nodes, 67 rounds end every second, and one render after
  * each would cost the fleet's size squared.
  */
-export const RENDER_GAP_FACTOR = 9;
+export const RENDER_GAP_FACTOR = 19;
 
 /** Renders that took less than this are followed by no such pause: a few nodes' state renders in a millisecond or two. */
 export const PAUSED_RENDER_MS = 4;
@@ -46,7 +47,7 @@ export const PAUSED_RENDER_MS = 4;
 export const FLEET_RENDER_GAP_MS = 250;
 
 /** The longest pause, so a round's change is served well within a second. */
-export const MAX_RENDER_GAP_MS = 400;
+export const MAX_RENDER_GAP_MS = 600;
 
 /**
  * Owns the served exposition: renders after poll rounds, coalescing rounds

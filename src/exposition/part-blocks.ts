@@ -1,4 +1,5 @@
 import { sealSegment, type GzipSegment } from './gzip-segments.js';
+import type { TimeSlicer } from './time-slice.js';
 
 /**
  * What the renderer keeps of a metric across renders: its parts (one group's
@@ -61,27 +62,15 @@ export function fixedPiece(text: string): FixedPiece {
   return { bytes, sealed: sealSegment(bytes) };
 }
 
-/** Parts per block at most on average: small enough that a changed part costs little to compress again, large enough to make few pieces. */
+/** Parts per block on average: small enough that a changed part costs little to compress again, large enough to make few pieces (each compressed on its own loses the history of those before it). */
 const BLOCK = 32;
-
-/**
- * Text per block on average, in bytes, when parts are large (a node's 100
- * failure counters are a part of 10 KB): a block is compressed again
- * whenever one of its parts changes, so large parts make blocks of few parts.
- */
-const BLOCK_BYTES = 8 * 1024;
 
 let partsMade = 0;
 
-/**
- * Whether the next part made, of `length` characters, ends a block: one part
- * in BLOCK, or one in BLOCK_BYTES / length for larger parts (every part of
- * BLOCK_BYTES or more), spread evenly (a multiplicative hash of a counter).
- */
-export function cutAfter(length: number): boolean {
+/** Whether the next part made ends a block: one part in BLOCK, spread evenly (a multiplicative hash of a counter). */
+export function cutAfter(): boolean {
   partsMade = (partsMade + 1) >>> 0;
-  const share = Math.max(1 / BLOCK, length / BLOCK_BYTES);
-  return Math.imul(partsMade, 0x9e3779b1) >>> 0 < 0x1_0000_0000 * Math.min(1, share);
+  return Math.imul(partsMade, 0x9e3779b1) >>> 0 < 0x1_0000_0000 / BLOCK;
 }
 
 /** A metric's parts of cached groups in the last render, counted by series: how a render finds duplicates across groups without looking at every series. */
@@ -127,8 +116,8 @@ export function joinPieces(pieces: readonly Piece[]): Buffer {
   return out;
 }
 
-/** Bytes of the text between two yields to the event loop while gzipping. */
-const SEAL_CHUNK = 512 * 1024;
+/** Characters of text compressed as one segment at most (a few milliseconds of compression). */
+const MAX_RUN = 256 * 1024;
 
 /** Reused for the text of what is compressed: one Buffer, grown as needed, instead of one per segment. */
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
@@ -146,37 +135,34 @@ function sealTexts(texts: readonly string[]): GzipSegment {
 /**
  * The segments of the pieces, in order: a block's kept since it was first
  * compressed, a fixed piece's made once, and the text between them
- * compressed now. Yields to the event loop every SEAL_CHUNK bytes
- * compressed, so a large first gzip does not stall scrapes or polls.
+ * compressed now. Yields to the event loop between time slices, so a large
+ * first gzip does not stall scrapes or polls.
  */
-export async function segmentsOf(pieces: readonly Piece[], yieldToLoop: () => Promise<unknown>): Promise<GzipSegment[]> {
+export async function segmentsOf(pieces: readonly Piece[], slicer: TimeSlicer): Promise<GzipSegment[]> {
   const out: GzipSegment[] = [];
   let run: string[] = [];
-  let sinceYield = 0;
-  const pause = async (bytes: number): Promise<void> => {
-    sinceYield += bytes;
-    if (sinceYield >= SEAL_CHUNK) {
-      sinceYield = 0;
-      await yieldToLoop();
-    }
-  };
+  let runLength = 0;
   const flushRun = async (): Promise<void> => {
     if (run.length === 0) return;
     const seg = sealTexts(run);
     run = [];
+    runLength = 0;
     out.push(seg);
-    await pause(seg.length);
+    await slicer.check();
   };
   for (const p of pieces) {
     if (typeof p === 'string') {
       run.push(p);
+      runLength += p.length;
+      // A render from nothing is all text: compressed a run at a time, so no one compression holds the loop for long.
+      if (runLength >= MAX_RUN) await flushRun();
       continue;
     }
     await flushRun();
     if ('parts' in p && p.sealed === undefined) {
       p.sealed = p.bytes ? sealSegment(p.bytes) : sealTexts(p.parts.map((part) => part.text));
       out.push(p.sealed);
-      await pause(p.sealed.length);
+      await slicer.check();
     } else {
       out.push(p.sealed as GzipSegment);
     }

@@ -1,16 +1,13 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js';
 import { MetricLists, cutAfter, fixedPiece, joinPieces, pushBlocks, segmentsOf, type FixedPiece, type MetricPart, type Piece } from './part-blocks.js';
 import { gzipOfSegments } from './gzip-segments.js';
+import { TimeSlicer } from './time-slice.js';
 
 /** Content type of the Prometheus text format 0.0.4. */
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Longest label value exported; longer values are cut (and marked) so one odd upstream string cannot bloat every scrape. */
 export const MAX_LABEL_LENGTH = 256;
-
-/** Samples formatted between two yields to the event loop, so a 20,000-series render never blocks scrapes for long. */
-const CHUNK = 500;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -104,11 +101,6 @@ interface RenderedGroup {
   duplicates: number;
 }
 
-/** Counts samples formatted since the last yield to the event loop, across groups. */
-interface YieldBudget {
-  left: number;
-}
-
 /**
  * Formats a sample's labels, `{a="x",b="y"}` ('' without labels), in the
  * order of the metric's definition; undefined when they do not match it.
@@ -140,9 +132,9 @@ function formatLabels(labels: Readonly<Record<string, string>>, labelNames: read
  * dropped, first wins). Collectors share one labels object between the
  * metrics of one entity (a validator's dozen series), so the `{labels}` part
  * is built once per object and label-name list, not once per sample. Yields
- * to the event loop every CHUNK samples, counted across groups.
+ * to the event loop between time slices (time-slice.ts), across groups.
  */
-async function formatGroup(contract: Contract, samples: readonly Sample[], escaped: Map<string, string>, budget: YieldBudget): Promise<RenderedGroup> {
+async function formatGroup(contract: Contract, samples: readonly Sample[], escaped: Map<string, string>, slicer: TimeSlicer): Promise<RenderedGroup> {
   const lines: string[] = [];
   const bodies: (string[] | undefined)[] = [];
   const sets: (Set<string> | undefined)[] = [];
@@ -151,10 +143,7 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
   let rejected = 0;
   let duplicates = 0;
   for (let i = 0; i < samples.length; i++) {
-    if (--budget.left <= 0) {
-      await yieldToLoop();
-      budget.left = CHUNK;
-    }
+    await slicer.step();
     const s = samples[i] as Sample;
     const m = contract.index.get(s.name);
     if (m === undefined) {
@@ -196,7 +185,7 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
     if (l === undefined) continue;
-    parts.push({ text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(l.length), block: undefined });
+    parts.push({ text: l, bodies: bodies[m] as string[], key: keys[m], listed: 0, cut: cutAfter(), block: undefined });
     present.push(m);
   }
   return { parts, present, rejected, duplicates };
@@ -242,7 +231,7 @@ function lazyExposition(parts: readonly Piece[], series: number): Exposition {
       return text;
     },
     gzip() {
-      zipped ??= segmentsOf(parts, yieldToLoop)
+      zipped ??= segmentsOf(parts, new TimeSlicer())
         .then(gzipOfSegments)
         .catch((err: unknown) => {
           zipped = undefined;
@@ -305,11 +294,11 @@ export class ExpositionRenderer {
     this.formattedGroups = 0;
     if (this.escaped.size > MAX_ESCAPE_CACHE) this.escaped.clear();
     const rendered: RenderedGroup[] = [];
-    const budget: YieldBudget = { left: CHUNK };
+    const slicer = new TimeSlicer();
     for (const g of groups) {
       let r = cache ? this.cache.get(g) : undefined;
       if (!r) {
-        r = await formatGroup(this.#contract, g, this.escaped, budget);
+        r = await formatGroup(this.#contract, g, this.escaped, slicer);
         this.formattedGroups++;
         if (cache) this.cache.set(g, r);
       }

@@ -51,6 +51,15 @@ function cpuPerRun(fn: () => unknown, reps: number, batches = 5): number {
 /** Repetitions so one batch handles about 4 MB (a batch of a few ms at least). */
 const repsFor = (bytes: number) => Math.max(1, Math.min(2_000, Math.ceil(4_000_000 / Math.max(1, bytes))));
 
+function isJson(body: Buffer): boolean {
+  try {
+    JSON.parse(body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function startFloorRole(): Promise<Role> {
   return Promise.resolve({
     info: {},
@@ -63,6 +72,11 @@ export function startFloorRole(): Promise<Role> {
         const perKind: ParseFloor['perKind'] = [];
         for (const k of kinds) {
           const body = readFileSync(k.file);
+          // An answer that is not JSON (a 404 page for a route the node does not have) is not parsed by the daemon either.
+          if (!isJson(body)) {
+            perKind.push({ kind: `${k.kind} (not JSON: not parsed)`, count: k.count, bytes: body.length, msPerParse: 0 });
+            continue;
+          }
           const ms = cpuPerRun(() => JSON.parse(body.toString('utf8')), repsFor(body.length));
           perKind.push({ kind: k.kind, count: k.count, bytes: body.length, msPerParse: ms });
           parseMs += ms * k.count;
