@@ -47,7 +47,7 @@ export const PAUSED_RENDER_MS = 4;
 export const FLEET_RENDER_GAP_MS = 250;
 
 /** The longest pause, so a round's change is served well within a second. */
-export const MAX_RENDER_GAP_MS = 600;
+export const MAX_RENDER_GAP_MS = 400;
 
 /**
  * Owns the served exposition: renders after poll rounds, coalescing rounds
