@@ -24,25 +24,28 @@ export interface RenderInput {
 const MAX_FRESHNESS_LAGS = 1_024;
 
 /**
- * A render asked for soon after the last one waits until this many times
- * the last one's duration has passed since it started: renders (their gzip
- * included) then take at most a twentieth of the time however often rounds
- * end. A fleet's render costs
- * the whole fleet's series walked, while one node's round changes only that
- * node's: at 1,000 nodes, 67 rounds end every second, and one render after
- * each would cost the fleet's size squared.
+ * Renders of an exposition smaller than this are never held back: a few
+ * nodes' state renders in a millisecond or two, and a reload's outcome or a
+ * round's change is served at once. Above it (a fleet of about 70 mainnet
+ * nodes and more) a render costs the whole fleet's series walked, while one
+ * node's round changes only that node's: at 1,000 nodes, 67 rounds end every
+ * second, and a render after each would cost the fleet's size squared.
+ */
+export const PAUSED_RENDER_SERIES = 20_000;
+
+/**
+ * Above that size, a render waits until this many times the last one's
+ * duration has passed since it started: renders (their gzip included) then
+ * take at most a twentieth of the time however often rounds end.
  */
 export const RENDER_GAP_FACTOR = 19;
 
-/** Renders that took less than this are followed by no such pause: a few nodes' state renders in a millisecond or two. */
-export const PAUSED_RENDER_MS = 4;
-
 /**
- * With several nodes, renders start at least this far apart (unless every
- * node has a new round): each render compresses again the runs of series the
- * rounds since the last one changed, and the rounds of a fleet's nodes,
- * started one after another, change neighbouring runs, so a render that
- * gathers a few rounds compresses little more than one that shows one.
+ * Above that size and with several nodes, renders also start at least this
+ * far apart: each render compresses again the runs of series the rounds
+ * since the last one changed, and the rounds of a fleet's nodes, started one
+ * after another, change neighbouring runs, so a render that gathers a few
+ * rounds compresses little more than one that shows one.
  */
 export const FLEET_RENDER_GAP_MS = 250;
 
@@ -137,12 +140,12 @@ export class RenderLoop {
   /**
    * Renders again soon; changes that arrive while a render waits to start are
    * in it, and those that arrive while one runs are coalesced into one more.
-   * A render waits out a pause since the last one started: with several
-   * nodes FLEET_RENDER_GAP_MS, after a render that took PAUSED_RENDER_MS or
-   * more RENDER_GAP_FACTOR times its duration, at most MAX_RENDER_GAP_MS;
-   * none when every node has completed a round since: then everything it
-   * shows is new (one node polled back to back), and waiting would only
-   * make it late.
+   * When the served exposition has PAUSED_RENDER_SERIES series or more, a
+   * render waits out a pause since the last one started (RENDER_GAP_FACTOR
+   * times its duration, with several nodes FLEET_RENDER_GAP_MS at least, at
+   * most MAX_RENDER_GAP_MS), unless every node has completed a round since:
+   * then everything it shows is new (one node polled back to back), and
+   * waiting would only make it late.
    */
   readonly requestRender = (): void => {
     // Before start() there is nothing to render yet; start() renders anyway.
@@ -213,9 +216,9 @@ export class RenderLoop {
 
   /** The pause after the last render's start before the next (see requestRender). */
   #pauseMs(): number {
+    if ((this.#exposition?.series ?? 0) < PAUSED_RENDER_SERIES) return 0;
     const fleet = this.#inputOf().nodeRounds().length > 1 ? FLEET_RENDER_GAP_MS : 0;
-    const slow = this.#lastDurationMs >= PAUSED_RENDER_MS ? RENDER_GAP_FACTOR * this.#lastDurationMs : 0;
-    return Math.min(MAX_RENDER_GAP_MS, Math.max(fleet, slow));
+    return Math.min(MAX_RENDER_GAP_MS, Math.max(fleet, RENDER_GAP_FACTOR * this.#lastDurationMs));
   }
 
   /** Whether every node poller has completed a round since the last render started. */
