@@ -26,12 +26,12 @@ const MAX_FRESHNESS_LAGS = 1_024;
 /**
  * Renders of an exposition smaller than this are never held back: a few
  * nodes' state renders in a millisecond or two, and a reload's outcome or a
- * round's change is served at once. Above it (a fleet of about 70 mainnet
+ * round's change is served at once. Above it (a fleet of about 20 mainnet
  * nodes and more) a render costs the whole fleet's series walked, while one
  * node's round changes only that node's: at 1,000 nodes, 67 rounds end every
  * second, and a render after each would cost the fleet's size squared.
  */
-export const PAUSED_RENDER_SERIES = 20_000;
+export const PAUSED_RENDER_SERIES = 5_000;
 
 /**
  * Above that size, a render waits until this many times the last one's
@@ -47,10 +47,10 @@ export const RENDER_GAP_FACTOR = 19;
  * after another, change neighbouring runs, so a render that gathers a few
  * rounds compresses little more than one that shows one.
  */
-export const FLEET_RENDER_GAP_MS = 250;
+export const FLEET_RENDER_GAP_MS = 500;
 
 /** The longest pause, so a round's change is served well within a second. */
-export const MAX_RENDER_GAP_MS = 400;
+export const MAX_RENDER_GAP_MS = 600;
 
 /**
  * Owns the served exposition: renders after poll rounds, coalescing rounds
