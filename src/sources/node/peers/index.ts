@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { smallUint, smallUintString, uintString } from '../../../http/wire.js';
 import { defineNodeSource, SLOW_REFRESH_ROUNDS, type PollContext } from '../source.js';
 import { collectPeers } from './collect.js';
-import { weightedNearestRank } from '../../../domain/rules.js';
+import { nearestRank, weightedNearestRank } from '../../../domain/rules.js';
 import { compareNodeVersions, parseNodeVersion } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from './collect.js';
 import { readStakeEntry } from '../validators/validator-entry.js';
@@ -262,13 +262,14 @@ export function peersValueFrom(r: z.output<typeof peersResult>, upgradeTimes?: r
     if (p.observedUptime !== undefined) observedUptimes.push(p.observedUptime / 100);
   }
   observedUptimes.sort((a, b) => a - b);
-  return {
+  const value: PeersValue = {
     numPeers: r.numPeers,
     byVersion: Object.fromEntries(foldTop(versions, MAX_PEER_LABEL_VALUES)),
     benchedByChain: Object.fromEntries(foldTop(chains, MAX_PEER_LABEL_VALUES)),
     byUpgradeTime: Object.fromEntries(foldTop(times, MAX_PEER_LABEL_VALUES, upgradeTimeKeeper(times, upgradeTimes))),
-    observedUptimes,
   };
+  if (observedUptimes.length > 0) value.observedUptimeByPeers = OBSERVED_UPTIME_QUANTILES.map((q) => ({ quantile: q, ratio: nearestRank(observedUptimes, q) }));
+  return value;
 }
 
 /**
