@@ -1,7 +1,6 @@
 import type { Sample } from '../../../metrics/metric-defs.js';
 import type { PeersValue } from './value.js';
 import { bit, sample } from '../../sample.js';
-import { nearestRank } from '../../../domain/rules.js';
 
 /** Quantiles exported of the peers' view of this node's uptime. */
 export const OBSERVED_UPTIME_QUANTILES = [0.1, 0.5, 0.9] as const;
@@ -23,11 +22,8 @@ export function collectPeers(v: PeersValue, node: string): Sample[] {
     out.push(sample('avax_node_peers_benched_omitted', { node }, v.benched.omitted));
   }
   for (const w of v.benchedWatched ?? []) out.push(sample('avax_validator_benched_chains', { node, node_id: w.nodeId }, w.chains));
-  const seen = v.observedUptimes ?? [];
-  if (seen.length > 0) {
-    for (const q of OBSERVED_UPTIME_QUANTILES)
-      out.push(sample('avax_node_peers_observed_uptime_ratio', { node, peer_quantile: String(q) }, nearestRank(seen, q)));
-  }
+  for (const q of v.observedUptimeByPeers ?? [])
+    out.push(sample('avax_node_peers_observed_uptime_ratio', { node, peer_quantile: String(q.quantile) }, q.ratio));
   for (const s of v.stakeShares ?? []) out.push(sample('avax_validator_stake_share_ratio', { node, node_id: s.nodeId }, s.ratio));
   for (const q of v.observedUptimeByStake ?? [])
     out.push(sample('avax_node_stake_observed_uptime_ratio', { node, stake_quantile: String(q.quantile) }, q.ratio));

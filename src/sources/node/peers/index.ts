@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { smallUint, smallUintString, uintString } from '../../../http/wire.js';
 import { defineNodeSource, SLOW_REFRESH_ROUNDS, type PollContext } from '../source.js';
 import { collectPeers } from './collect.js';
-import { weightedNearestRank } from '../../../domain/rules.js';
+import { nearestRank, weightedNearestRank } from '../../../domain/rules.js';
 import { compareNodeVersions, parseNodeVersion } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from './collect.js';
 import { readStakeEntry } from '../validators/validator-entry.js';
@@ -82,6 +82,25 @@ function upgradeTimeKeeper(counts: ReadonlyMap<string, number>, defined: readonl
     .slice(0, MAX_UNKNOWN_UPGRADE_TIMES);
   for (const [t] of unknown) known.add(t);
   return (t) => known.has(t);
+}
+
+/**
+ * {@link validPeerVersion} for the peers of one answer, each distinct string
+ * checked once (2,000 peers run a handful of versions; the check allocates).
+ */
+function versionCheck(): (v: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (v) => {
+    let ok = seen.get(v);
+    if (ok === undefined) seen.set(v, (ok = validPeerVersion(v)));
+    return ok;
+  };
+}
+
+/** Sorts numbers ascending in place, as `sort((a, b) => a - b)` does, without a call (and its boxed doubles) per comparison. */
+function sortNumbers(xs: number[]): void {
+  const sorted = Float64Array.from(xs).sort();
+  for (let i = 0; i < sorted.length; i++) xs[i] = sorted[i] as number;
 }
 
 /** A chain a peer is benched on: the primary aliases or a CB58 blockchain id. */
@@ -252,23 +271,30 @@ export function stakeWeightedObservedUptime(
 export function peersValueFrom(r: z.output<typeof peersResult>, upgradeTimes?: readonly number[]): PeersValue {
   const versions = new Map<string, number>();
   const chains = new Map<string, number>();
-  const times = new Map<string, number>();
+  // By number first: 2,000 peers report a handful of times, each turned into its key once.
+  const timesByNumber = new Map<number, number>();
   const observedUptimes: number[] = [];
-  const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const add = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
+  const valid = versionCheck();
   for (const p of r.peers ?? []) {
-    add(versions, validPeerVersion(p.version) ? p.version : OTHER);
-    if (p.upgradeTime !== undefined) add(times, String(p.upgradeTime));
-    for (const chain of new Set(p.benched ?? [])) add(chains, validChainId(chain) ? chain : OTHER);
+    add(versions, valid(p.version) ? p.version : OTHER);
+    if (p.upgradeTime !== undefined) add(timesByNumber, p.upgradeTime);
+    const benched = p.benched;
+    // Most peers are benched nowhere: no set to make for them.
+    if (benched && benched.length > 0) for (const chain of benched.length === 1 ? benched : new Set(benched)) add(chains, validChainId(chain) ? chain : OTHER);
     if (p.observedUptime !== undefined) observedUptimes.push(p.observedUptime / 100);
   }
-  observedUptimes.sort((a, b) => a - b);
-  return {
+  const times = new Map<string, number>();
+  for (const [t, n] of timesByNumber) times.set(String(t), n);
+  sortNumbers(observedUptimes);
+  const value: PeersValue = {
     numPeers: r.numPeers,
     byVersion: Object.fromEntries(foldTop(versions, MAX_PEER_LABEL_VALUES)),
     benchedByChain: Object.fromEntries(foldTop(chains, MAX_PEER_LABEL_VALUES)),
     byUpgradeTime: Object.fromEntries(foldTop(times, MAX_PEER_LABEL_VALUES, upgradeTimeKeeper(times, upgradeTimes))),
-    observedUptimes,
   };
+  if (observedUptimes.length > 0) value.observedUptimeByPeers = OBSERVED_UPTIME_QUANTILES.map((q) => ({ quantile: q, ratio: nearestRank(observedUptimes, q) }));
+  return value;
 }
 
 /**
@@ -285,8 +311,9 @@ export function benchedPeersFrom(
 ): BenchedPeers {
   const all: BenchedPeer[] = [];
   for (const p of peers) {
+    if (!p.benched || p.benched.length === 0) continue;
     // Invalid chain ids and chains beyond the node's kept ones (see peersValueFrom) show as `other`, once.
-    const chains = [...new Set((p.benched ?? []).map((c) => (validChainId(c) && (keptChains?.has(c) ?? true) ? c : OTHER)))].sort();
+    const chains = [...new Set(p.benched.map((c) => (validChainId(c) && (keptChains?.has(c) ?? true) ? c : OTHER)))].sort();
     if (chains.length > 0) all.push({ nodeId: p.nodeID, chains: chains.slice(0, MAX_PEER_LABEL_VALUES + 1) });
   }
   if (all.length > max) {
@@ -308,9 +335,13 @@ export function benchedPeersFrom(
  * its `for:` on and a dashboard shows the all-clear. Pure.
  */
 export function watchedBenchedFrom(peers: readonly Pick<PeerEntry, 'nodeID' | 'benched'>[], watched: readonly string[]): WatchedBenched[] {
+  const ids = [...new Set(watched)];
+  if (ids.length === 0) return [];
+  const want = new Set(ids);
+  // Only the watched ids' entries (the last one of a repeated id counts); the other peers are not looked at twice.
   const chainsById = new Map<string, number>();
-  for (const p of peers) chainsById.set(p.nodeID, new Set(p.benched ?? []).size);
-  return [...new Set(watched)].map((nodeId) => ({ nodeId, chains: chainsById.get(nodeId) ?? 0 }));
+  for (const p of peers) if (want.has(p.nodeID)) chainsById.set(p.nodeID, new Set(p.benched ?? []).size);
+  return ids.map((nodeId) => ({ nodeId, chains: chainsById.get(nodeId) ?? 0 }));
 }
 
 /**
@@ -339,7 +370,8 @@ export function versionStakeFrom(
     total += s;
   };
   // A version that is not a version string counts under `other` (a label value, like the others).
-  for (const p of peers) add(p.nodeID, validPeerVersion(p.version) ? p.version : OTHER);
+  const valid = versionCheck();
+  for (const p of peers) add(p.nodeID, valid(p.version) ? p.version : OTHER);
   if (self) add(self.nodeId, self.version);
   if (total === 0n) return undefined;
   let majority: [string, bigint] | undefined;

@@ -51,8 +51,14 @@ export interface PeersValue {
   benchedByChain: Record<string, number>;
   /** Peers per upgrade time they report (Unix seconds, as a string key). */
   byUpgradeTime?: Record<string, number>;
-  /** This node's uptime as each connected peer observes it (0..1), sorted ascending. */
-  observedUptimes?: number[];
+  /**
+   * This node's uptime as the connected peers observe it (0..1): for each of
+   * OBSERVED_UPTIME_QUANTILES, the nearest-rank quantile over the peers that
+   * reported one; absent when none did. Only the quantiles are kept: the value
+   * stays in memory until the next poll, and on mainnet the peers' figures
+   * one by one were about 23 KB per polled node.
+   */
+  observedUptimeByPeers?: { quantile: number; ratio: number }[];
   /**
    * This node's uptime as the connected stake observes it: for each of
    * OBSERVED_UPTIME_QUANTILES, the stake-weighted quantile over the validator
