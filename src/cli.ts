@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig } from './config/load.js';
 import { helpText, wantsHelp } from './config/flags.js';
 import { describeConfig } from './config/describe.js';
-import { createLogger } from './log.js';
+import { createLogger, loadPrettyFormat } from './log.js';
 import { BUILD, startDaemon } from './daemon.js';
 import { WebConfigError, loadWebConfig } from './server/web-config.js';
 import { tuneHeap } from './runtime/heap-tuning.js';
@@ -58,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`# configuration OK\n${describeConfig(config)}`);
     return 0;
   }
+  if (config.log.format === 'pretty') await loadPrettyFormat();
   const logger = createLogger({ ...config.log, secretHeaders: [config.dataApi.keyHeader] });
   for (const w of warnings) logger.warn(w);
   // A long-running daemon: collect dead poll rounds sooner than V8's throughput-minded default.
