@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from './config/load.js';
+import { ConfigError, configFileGiven, loadConfig, loadYamlParser } from './config/load.js';
 import { helpText, wantsHelp } from './config/flags.js';
 import { describeConfig } from './config/describe.js';
 import { createLogger, loadPrettyFormat } from './log.js';
@@ -30,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${versionLine()}\n`);
     return 0;
   }
+  // The YAML parser is loaded only for a configuration file (reloads read the same one).
+  if (configFileGiven(argv)) await loadYamlParser();
   let loaded;
   try {
     loaded = loadConfig(argv);
