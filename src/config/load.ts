@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { rawConfigSchema, type RawConfig } from './schema.js';
 import { finalizeWeb, type WebConfig } from './web.js';
 import { finalizePoll, type PollConfig } from './poll.js';
@@ -10,6 +9,7 @@ import { finalizeLog, type LogConfig } from './log.js';
 import { resolveAddresses } from './addresses.js';
 import { FLAGS, readArgv, readEnv, type GivenValue, type GivenValues } from './flags.js';
 import { builtinMessage, issuesToProblems } from './problems.js';
+import { parseYaml } from '../runtime/yaml.js';
 
 export { DEFAULT_MAX_VALIDATORS, DEFAULT_PEERS_INTERVAL_MS, DEFAULT_PORT } from './defaults.js';
 export { envNameOf } from './flags.js';
@@ -49,32 +49,12 @@ export class ConfigError extends Error {
   }
 }
 
-type YamlParse = (typeof import('yaml'))['parse'];
-
-/** The YAML parser once loaded: a daemon configured by flags and variables alone never holds it (about 1 MB). */
-let yamlParse: YamlParse | undefined;
-
 /**
  * True when `argv` or `env` names a configuration file (read as {@link loadConfig}
- * reads them, problems aside): the CLI then awaits {@link loadYamlParser} first.
+ * reads them, problems aside): the CLI then awaits loadYaml (runtime/yaml.ts) first.
  */
 export function configFileGiven(argv: string[], env: NodeJS.ProcessEnv = process.env): boolean {
   return { ...readEnv(env, [], []), ...readArgv(argv, []) }['config.file'] !== undefined;
-}
-
-/**
- * Loads the YAML parser. The CLI awaits it before {@link loadConfig} reads a
- * file: an `import()` is what the single executable's bundle can resolve (it
- * has no node_modules to require from).
- */
-export async function loadYamlParser(): Promise<void> {
-  yamlParse ??= (await import('yaml')).parse;
-}
-
-/** The YAML parser: the one {@link loadYamlParser} loaded, else yaml required now (from node_modules). */
-function parseYaml(text: string): unknown {
-  yamlParse ??= (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse;
-  return yamlParse(text);
 }
 
 function readConfigFile(path: string, origin: string): unknown {
