@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from './config/load.js';
+import { ConfigError, configFileGiven, loadConfig } from './config/load.js';
 import { helpText, wantsHelp } from './config/flags.js';
-import { describeConfig } from './config/describe.js';
-import { createLogger } from './log.js';
+import { createLogger, loadPrettyFormat } from './log.js';
 import { BUILD, startDaemon } from './daemon.js';
 import { WebConfigError, loadWebConfig } from './server/web-config.js';
 import { tuneHeap } from './runtime/heap-tuning.js';
+import { loadYaml } from './runtime/yaml.js';
 
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 5_000;
@@ -30,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${versionLine()}\n`);
     return 0;
   }
+  // The YAML parser is loaded only for a configuration file (reloads read the same one).
+  if (configFileGiven(argv)) await loadYaml();
   let loaded;
   try {
     loaded = loadConfig(argv);
@@ -42,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { config, checkOnly, warnings } = loaded;
   if (config.web.configFile) {
+    await loadYaml();
     try {
       loadWebConfig(config.web.configFile);
     } catch (err) {
@@ -55,9 +58,12 @@ async function main(argv: string[]): Promise<number> {
   if (checkOnly) {
     for (const w of warnings) process.stderr.write(`avax-exporter: warning: ${w}\n`);
     // "configuration OK" as a YAML comment: the whole output is a file --config.file reads back.
+    // Loaded only here: it writes YAML with yaml's document API.
+    const { describeConfig } = await import('./config/describe.js');
     process.stdout.write(`# configuration OK\n${describeConfig(config)}`);
     return 0;
   }
+  if (config.log.format === 'pretty') await loadPrettyFormat();
   const logger = createLogger({ ...config.log, secretHeaders: [config.dataApi.keyHeader] });
   for (const w of warnings) logger.warn(w);
   // A long-running daemon: collect dead poll rounds sooner than V8's throughput-minded default.

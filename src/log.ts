@@ -1,5 +1,25 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type DestinationStream } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+
+type PrettyFactory = (typeof import('pino-pretty'))['prettyFactory'];
+
+/** pino-pretty's formatter once loaded: only a daemon that logs in the pretty format holds pino-pretty (about 0.5 MB). */
+let prettyFactory: PrettyFactory | undefined;
+
+/**
+ * Loads pino-pretty for the pretty log format. The CLI awaits it before
+ * {@link createLogger} when that format is asked for: an `import()` is what the
+ * single executable's bundle can resolve (it has no node_modules to require from).
+ */
+export async function loadPrettyFormat(): Promise<void> {
+  prettyFactory ??= (await import('pino-pretty')).prettyFactory;
+}
+
+/** The pretty formatter: the one {@link loadPrettyFormat} loaded, else pino-pretty required now (from node_modules). */
+function prettyFormatter(): PrettyFactory {
+  prettyFactory ??= (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).prettyFactory;
+  return prettyFactory;
+}
 
 /** Header names whose values are secrets wherever they appear (the Data API key headers of the service and of its spec). */
 const SECRET_HEADERS = ['authorization', 'Authorization', 'x-glacier-api-key', 'x-service-api-key'];
@@ -30,7 +50,7 @@ export function createLogger(opts: { level: string; format: 'json' | 'pretty'; d
     // transport, a worker thread that loads pino-pretty by file path, which the single executable (a
     // bundle without node_modules) cannot do. Same options as the transport had; an undefined `colorize`
     // (no TTY) leaves pino-pretty's own colour detection, as the transport's JSON-encoded options did.
-    const prettify = prettyFactory({ translateTime: 'SYS:standard', ...(process.stdout.isTTY ? { colorize: true } : {}) });
+    const prettify = prettyFormatter()({ translateTime: 'SYS:standard', ...(process.stdout.isTTY ? { colorize: true } : {}) });
     const out = opts.destination ?? pino.destination({ dest: 1, sync: true });
     return pino(base, { write: (line: string) => void out.write(prettify(line)) });
   }

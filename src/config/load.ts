@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { rawConfigSchema, type RawConfig } from './schema.js';
 import { finalizeWeb, type WebConfig } from './web.js';
 import { finalizePoll, type PollConfig } from './poll.js';
@@ -10,6 +9,7 @@ import { finalizeLog, type LogConfig } from './log.js';
 import { resolveAddresses } from './addresses.js';
 import { FLAGS, readArgv, readEnv, type GivenValue, type GivenValues } from './flags.js';
 import { builtinMessage, issuesToProblems } from './problems.js';
+import { parseYaml } from '../runtime/yaml.js';
 
 export { DEFAULT_MAX_VALIDATORS, DEFAULT_PEERS_INTERVAL_MS, DEFAULT_PORT } from './defaults.js';
 export { envNameOf } from './flags.js';
@@ -47,6 +47,14 @@ export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
+}
+
+/**
+ * True when `argv` or `env` names a configuration file (read as {@link loadConfig}
+ * reads them, problems aside): the CLI then awaits loadYaml (runtime/yaml.ts) first.
+ */
+export function configFileGiven(argv: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  return { ...readEnv(env, [], []), ...readArgv(argv, []) }['config.file'] !== undefined;
 }
 
 function readConfigFile(path: string, origin: string): unknown {

@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { parseYaml } from '../runtime/yaml.js';
 
 /** Whether a header value holds a control character (tab allowed, as HTTP allows it): CR and LF would split the response. */
 function hasControlCharacter(v: string): boolean {
