@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Sample } from '../metrics/metric-defs.js';
 import { ExpositionRenderer } from './render.js';
 
@@ -130,5 +130,17 @@ describe('ExpositionRenderer.renderGroups', () => {
     expect(gunzipSync(secondGzip).equals(flat.text)).toBe(true);
     // The earlier exposition still gzips to its own text.
     expect(gunzipSync(await first.gzip()).toString('utf8')).toBe(first.text.toString('utf8'));
+  });
+
+  it('gzips a small exposition about as small as one compression of its text (no segment per metric)', async () => {
+    const reads = { n: 0 };
+    // A sidecar's shape: many metrics of a few series each, every group cached.
+    const groups = Array.from({ length: 40 }, (_, i) => entry(`NodeID-${i}`, i, reads));
+    const renderer = new ExpositionRenderer();
+    await renderer.renderGroups(groups);
+    const exp = await renderer.renderGroups(groups);
+    const gz = await exp.gzip();
+    expect(gunzipSync(gz).equals(exp.text)).toBe(true);
+    expect(gz.length).toBeLessThan(gzipSync(exp.text, { level: 1 }).length * 1.15);
   });
 });
