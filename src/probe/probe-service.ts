@@ -15,6 +15,7 @@ import { parseRequestedTarget, targetKey } from '../config/target-url.js';
 import { NetworkShared } from '../sources/node/network-shared.js';
 import { SLOW_REFRESH_ROUNDS } from '../sources/node/source.js';
 import { Limiter, ProbeTarget, settlesWithin } from './probe-target.js';
+import { keptAnswer } from './kept-answer.js';
 
 /**
  * Part of Prometheus's scrape timeout a probe leaves unused, so that it answers
@@ -200,7 +201,7 @@ export class ProbeService {
     // Between two rounds the state does not change: one answer serves every probe of it.
     const rounds = t.poller.completedRounds;
     if (!t.polling && t.answer?.rounds === rounds) return { status: 200, exposition: await t.answer.exposition };
-    const exposition = this.#render(t.node.name, t.store.all(), started, config);
+    const exposition = this.#render(t.node.name, t.store.all(), started, config).then(keptAnswer);
     t.answer = t.polling ? undefined : { rounds, exposition };
     exposition.catch(() => {
       if (t.answer?.exposition === exposition) t.answer = undefined;

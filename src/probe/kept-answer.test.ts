@@ -1,0 +1,36 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ExpositionRenderer } from '../exposition/render.js';
+import { keptAnswer } from './kept-answer.js';
+
+const samples = Array.from({ length: 50 }, (_, i) => ({ name: 'avax_node_peers' as const, labels: { node: `n${i}` }, value: i }));
+
+describe('keptAnswer', () => {
+  it('serves the same bytes as the rendered answer, plain after gzip, gzip after plain, and many times', async () => {
+    const rendered = await new ExpositionRenderer().render(samples);
+    const text = Buffer.from(rendered.text);
+    const zipped = keptAnswer(await new ExpositionRenderer().render(samples));
+    const gz = await zipped.gzip();
+    expect(gunzipSync(gz)).toEqual(text);
+    expect(await zipped.gzip()).toBe(gz);
+    // After the gzip, the text comes back from it.
+    expect(zipped.text).toEqual(text);
+    expect(zipped.text).toEqual(text);
+    const plain = keptAnswer(await new ExpositionRenderer().render(samples));
+    expect(plain.text).toEqual(text);
+    expect(gunzipSync(await plain.gzip())).toEqual(text);
+    expect(plain.text).toEqual(text);
+    expect([plain.series, plain.contentType]).toEqual([rendered.series, rendered.contentType]);
+  });
+
+  it('tries the gzip again after a failure, and the text stays served meanwhile', async () => {
+    const rendered = await new ExpositionRenderer().render(samples);
+    let fail = true;
+    const flaky = { ...rendered, text: rendered.text, gzip: () => (fail ? Promise.reject(new Error('zlib: out of memory')) : rendered.gzip()) };
+    const kept = keptAnswer(flaky);
+    await expect(kept.gzip()).rejects.toThrow('out of memory');
+    expect(kept.text).toEqual(rendered.text);
+    fail = false;
+    expect(gunzipSync(await kept.gzip())).toEqual(rendered.text);
+  });
+});
