@@ -221,7 +221,7 @@ export class ProbeService {
         this.#opts.store.all().filter((s) => s.node === name),
         started,
         config,
-      );
+      ).then(keptAnswer);
     const generation = this.#opts.generation?.();
     if (generation === undefined) return render();
     if (generation !== this.#answersGeneration) {
