@@ -157,6 +157,18 @@ export const SPLIT_MIN_BYTES = 1024 * 1024;
 /** The rest of a result nobody asked to check. */
 const UNCHECKED = z.unknown();
 
+/** `{ <key>: unknown[] | null }` by key, made once: building a zod schema costs more than checking a small result with it. */
+const arrayResultSchemas = new Map<string, z.ZodType<Record<string, unknown[] | null>>>();
+
+function arrayResultSchema(key: string): z.ZodType<Record<string, unknown[] | null>> {
+  let schema = arrayResultSchemas.get(key);
+  if (!schema) {
+    schema = z.object({ [key]: z.array(z.unknown()).nullable() });
+    arrayResultSchemas.set(key, schema);
+  }
+  return schema;
+}
+
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -269,7 +281,7 @@ export class JsonRpcClient {
         throw new UpstreamError('invalid_response', `${what}: a ${body.length}-byte answer without result.${key} as a well-formed array is refused unparsed`);
       }
       result = resultOf(parseJsonBody(body, what), id, what);
-      const shaped = z.object({ [key]: z.array(z.unknown()).nullable() }).safeParse(result);
+      const shaped = arrayResultSchema(key).safeParse(result);
       if (!shaped.success) throw new UpstreamError('invalid_response', `${what}: unexpected result shape (${describeIssues(shaped.error)})`);
       items = (shaped.data[key] as unknown[] | null) ?? [];
       result = { ...(result as object), [key]: [] };

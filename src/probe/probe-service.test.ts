@@ -11,9 +11,9 @@ import { createLogger } from '../log.js';
 import { ProbeService, REFUSAL_WARN_BURST } from './probe-service.js';
 import { IDENTITY_SOURCE, NODE_SOURCES } from '../sources/catalog.js';
 import { StateStore } from '../state/store.js';
-import { LogCapture, perTestResources, valueOf } from '../../test/helpers/daemon.js';
+import { LogCapture, perTestResources, seriesOf, valueOf } from '../../test/helpers/daemon.js';
 
-const { daemonFor } = perTestResources();
+const { daemonFor, fakeNode } = perTestResources();
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
@@ -49,6 +49,27 @@ describe('probe-only slots', () => {
     expect(await probe(urls[3] as string)).toBe(200);
     await sleep(400);
     expect(await probe(urls[4] as string)).toBe(503);
+  });
+});
+
+describe('probe-only targets of one network', () => {
+  it("share the network's primary validator set as a fleet's nodes do: fetched by the first target's round, not once per target", async () => {
+    const nodes = await Promise.all([fakeNode(), fakeNode(), fakeNode()]);
+    const { daemon } = await daemonFor({ nodes: [], probe: { targets: nodes.map((n) => n.url) }, poll: { interval: '5s', timeout: '4s' } });
+    for (const n of nodes) {
+      const res = await fetch(`${daemon.url}/probe?${new URLSearchParams({ target: n.url }).toString()}`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const node = new URL(n.url).host;
+      expect(valueOf(text, 'avax_source_up', { node, source: 'peers' })).toBe(1);
+      // Each target's own peers are weighed with the set: the connected stake by version is there for every one.
+      expect(seriesOf(text, 'avax_network_stake_majority_version_info', { node })).toHaveLength(1);
+    }
+    // The whole set (no nodeIDs) is asked once for the three; each target asks its own info.peers.
+    const wholeSet = (n: (typeof nodes)[number]) =>
+      n.calls.filter((c) => c.rpcMethod === 'platform.getCurrentValidators' && !(c.params as { nodeIDs?: unknown } | undefined)?.nodeIDs).length;
+    expect(nodes.map(wholeSet).reduce((a, b) => a + b, 0)).toBe(1);
+    for (const n of nodes) expect(n.calls.filter((c) => c.rpcMethod === 'info.peers')).toHaveLength(1);
   });
 });
 

@@ -7,12 +7,15 @@ import type { Sample } from '../metrics/metric-defs.js';
 import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
 import type { HttpTransport } from '../http/transport.js';
 import type { Logger } from '../log.js';
-import { NodePoller } from '../scheduler.js';
 import type { AnySource } from '../sources/source.js';
 import type { NodeSourceDef } from '../sources/node/source.js';
 import { sourceMinIntervals } from '../sources/catalog.js';
-import { StateStore, type SourceState, type StateTransition } from '../state/store.js';
+import type { SourceState, StateStore, StateTransition } from '../state/store.js';
 import { parseRequestedTarget, targetKey } from '../config/target-url.js';
+import { NetworkShared } from '../sources/node/network-shared.js';
+import { SLOW_REFRESH_ROUNDS } from '../sources/node/source.js';
+import { Limiter, ProbeTarget, settlesWithin } from './probe-target.js';
+import { keptAnswer } from './kept-answer.js';
 
 /**
  * Part of Prometheus's scrape timeout a probe leaves unused, so that it answers
@@ -34,11 +37,34 @@ export function resolveProbeTarget(target: string, nodes: readonly NodeConfig[],
   if (named) return { kind: 'node', node: named };
   const parsed = parseRequestedTarget(target);
   if (!parsed.ok) return { kind: 'refused', reason: parsed.reason };
-  const node = nodes.find((n) => targetKey(n.url) === parsed.key);
+  const node = byKey(nodes).get(parsed.key);
   if (node) return { kind: 'node', node };
-  const entry = allowed.find((n) => targetKey(n.url) === parsed.key);
+  const entry = byKey(allowed).get(parsed.key);
   if (entry) return { kind: 'url', key: parsed.key, node: entry };
   return { kind: 'refused', reason: 'not on the allow-list (a configured node name or URL, or probe.targets)' };
+}
+
+/** Each list's entries by URL key, made once per list (see byKey). */
+const keyIndexes = new WeakMap<readonly NodeConfig[], { length: number; byKey: Map<string, NodeConfig> }>();
+
+/**
+ * A list's entries by their URL key, the first of a key winning as find()
+ * would. Made once per list: the lists are the configuration's, replaced (not
+ * changed) by a reload, and parsing each of 1,000 allowed URLs on every probe
+ * cost more than the rest of the lookup.
+ */
+function byKey(list: readonly NodeConfig[]): Map<string, NodeConfig> {
+  let index = keyIndexes.get(list);
+  if (index?.length !== list.length) {
+    const map = new Map<string, NodeConfig>();
+    for (const n of list) {
+      const key = targetKey(n.url);
+      if (key !== undefined && !map.has(key)) map.set(key, n);
+    }
+    index = { length: list.length, byKey: map };
+    keyIndexes.set(list, index);
+  }
+  return index.byKey;
 }
 
 /** The answer to one probe: an exposition, or a refusal with a short reason. */
@@ -74,24 +100,6 @@ export interface ProbeServiceOptions {
 /** Probe answers rendered at once; further renders wait their turn (the scrape path's CPU and memory stay bounded). */
 export const MAX_CONCURRENT_PROBE_RENDERS = 2;
 
-/** A counting semaphore: at most `limit` tasks run at once, the rest wait in order. */
-class Limiter {
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    else this.#running++;
-    try {
-      return await task();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
-    }
-  }
-}
-
 /** assembleSamples wants a build identity; probe answers leave the exporter's own series out anyway. */
 const NO_BUILD = { version: '', revision: '', nodejs: '' };
 
@@ -104,69 +112,6 @@ export const REFUSAL_WARN_BURST = 60;
 const REFUSAL_WARN_REFILL_MS = 1_000;
 /** The same refusal is warned at most once in this time. */
 const REFUSAL_REPEAT_MS = 10 * 60_000;
-
-/** A probe-only URL: its own poller and state, polled only when probed. */
-class ProbeTarget {
-  readonly store = new StateStore();
-  readonly poller: NodePoller;
-  lastRoundStartMs: number | undefined;
-  lastProbeMs = 0;
-  /** Probes of it so far. */
-  probes = 0;
-  /** The last answer, valid while no round runs and none completed since. */
-  answer: { rounds: number; exposition: Promise<Exposition> } | undefined;
-  #inflight: Promise<void> | undefined;
-
-  /** Whether a poll round is running. */
-  get polling(): boolean {
-    return this.#inflight !== undefined;
-  }
-
-  constructor(
-    readonly node: NodeConfig,
-    readonly poll: Config['poll'],
-    opts: ProbeServiceOptions,
-  ) {
-    this.poller = new NodePoller(node, {
-      minIntervalMs: sourceMinIntervals(poll, opts.sources),
-      intervalMs: poll.intervalMs,
-      timeoutMs: poll.timeoutMs,
-      sources: opts.sources,
-      transport: opts.transport,
-      store: this.store,
-      onRound: (_name, transitions) => opts.onTransitions?.(transitions),
-    });
-  }
-
-  /**
-   * The round a probe waits for: the one in flight (single flight: concurrent
-   * probes share it), else a new one unless the last started less than a poll
-   * interval ago, so scrapes never load a node more than the poller would.
-   */
-  refresh(nowMs: number): Promise<void> {
-    if (this.#inflight) return this.#inflight;
-    if (this.lastRoundStartMs !== undefined && nowMs - this.lastRoundStartMs < this.poll.intervalMs) return Promise.resolve();
-    this.lastRoundStartMs = nowMs;
-    const round = this.poller.runRound().finally(() => {
-      if (this.#inflight === round) this.#inflight = undefined;
-    });
-    this.#inflight = round;
-    return round;
-  }
-}
-
-/** Resolves with true once `p` settles, or with false after `ms`, whichever comes first. */
-async function settlesWithin(p: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([p.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Answers `/probe?target=`: the multi-target exporter pattern of
@@ -196,9 +141,12 @@ export class ProbeService {
   #answersGeneration: number | undefined;
   /** Probe answers rendered so far (a cached answer is not rendered again). */
   renders = 0;
+  /** The primary validator set of each network, fetched by one probe-only target and shared by the others while fresh. */
+  readonly #network: NetworkShared;
 
   constructor(opts: ProbeServiceOptions) {
     this.#opts = opts;
+    this.#network = new NetworkShared(() => opts.config().poll.intervalMs * SLOW_REFRESH_ROUNDS);
     this.#now = opts.now ?? Date.now;
     this.#byName = new Map(opts.sources.map((s) => [s.name, s]));
   }
@@ -238,7 +186,7 @@ export class ProbeService {
           target,
         );
       }
-      t = new ProbeTarget(found.node, config.poll, this.#opts);
+      t = new ProbeTarget(found.node, config.poll, { ...this.#opts, network: this.#network });
       this.#targets.set(found.key, t);
       this.#opts.logger.info({ node: t.node.name, url: redactUrl(t.node.url), targets: this.#targets.size }, 'probe target added');
       this.#startSweeper(config.probe.idleTimeoutMs);
@@ -253,7 +201,7 @@ export class ProbeService {
     // Between two rounds the state does not change: one answer serves every probe of it.
     const rounds = t.poller.completedRounds;
     if (!t.polling && t.answer?.rounds === rounds) return { status: 200, exposition: await t.answer.exposition };
-    const exposition = this.#render(t.node.name, t.store.all(), started, config);
+    const exposition = this.#render(t.node.name, t.store.all(), started, config).then(keptAnswer);
     t.answer = t.polling ? undefined : { rounds, exposition };
     exposition.catch(() => {
       if (t.answer?.exposition === exposition) t.answer = undefined;
@@ -273,7 +221,7 @@ export class ProbeService {
         this.#opts.store.all().filter((s) => s.node === name),
         started,
         config,
-      );
+      ).then(keptAnswer);
     const generation = this.#opts.generation?.();
     if (generation === undefined) return render();
     if (generation !== this.#answersGeneration) {

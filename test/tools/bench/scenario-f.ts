@@ -70,6 +70,9 @@ async function probeWindow(base: string, urls: readonly string[], intervalS: num
   const latencies: number[] = [];
   const staticLatencies: number[] = [];
   let failures = 0;
+  /** Why probes failed: `status N`, `down <source>`, or the client's error. */
+  const why = new Map<string, number>();
+  const count = (k: string) => why.set(k, (why.get(k) ?? 0) + 1);
   let answerBytes = 0;
   const inFlight = new Set<Promise<void>>();
   const t0 = performance.now();
@@ -82,9 +85,20 @@ async function probeWindow(base: string, urls: readonly string[], intervalS: num
       (r) => {
         latencies.push(r.ms);
         answerBytes = r.body.length;
-        if (r.status !== 200 || /^avax_source_up\{[^}]*\} 0$/m.test(r.body.toString('utf8'))) failures++;
+        const text = r.status === 200 ? r.body.toString('utf8') : '';
+        const down = [...text.matchAll(/^avax_source_up\{[^}]*source="([^"]*)"\} 0$/gm)].map((m) => m[1] as string);
+        if (r.status !== 200) count(`status ${r.status}`);
+        for (const s of down) {
+          // The reasons its failures were counted under so far.
+          const reasons = [...text.matchAll(new RegExp(`^avax_source_poll_failures_total\\{[^}]*source="${s}",reason="([^"]*)"\\} [1-9]`, 'gm'))].map(
+            (m) => m[1],
+          );
+          count(`down ${s} (${reasons.join('/')})`);
+        }
+        if (r.status !== 200 || down.length > 0) failures++;
       },
-      () => {
+      (err: unknown) => {
+        count(err instanceof Error ? err.message : String(err));
         failures++;
       },
     );
@@ -97,6 +111,7 @@ async function probeWindow(base: string, urls: readonly string[], intervalS: num
   staticAgent.destroy();
   latencies.sort((a, b) => a - b);
   staticLatencies.sort((a, b) => a - b);
+  if (why.size > 0) log(`F: /probe: failures: ${[...why].map(([k, n]) => `${k} ${n}`).join(', ')}`);
   return { latencies, staticLatencies, failures, answerBytes, slots, seconds: (performance.now() - t0) / 1000 };
 }
 
