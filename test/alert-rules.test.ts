@@ -21,6 +21,8 @@ const RUNBOOK_FILE = join(ROOT, 'docs', 'runbook.md');
 const RUNBOOK_URL = 'https://github.com/avax-exporter/avax-exporter/blob/main/docs/runbook.md';
 const PROMTOOL = process.env['PROMTOOL'] ?? 'promtool';
 const PROMTOOL_TIMEOUT_MS = 120_000;
+/** A rule unit test file's promtool run: the longest take about 50 s on a quiet machine, twice that when the suite shares its cores. */
+const PROMTOOL_TEST_TIMEOUT_MS = 240_000;
 
 interface RunResult {
   code: number;
@@ -28,9 +30,9 @@ interface RunResult {
   stderr: string;
 }
 
-function run(cmd: string, args: string[]): Promise<RunResult> {
+function run(cmd: string, args: string[], timeout = PROMTOOL_TIMEOUT_MS): Promise<RunResult> {
   return new Promise((done, fail) => {
-    execFile(cmd, args, { cwd: ROOT, timeout: PROMTOOL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd: ROOT, timeout, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') {
         fail(new Error(`cannot run ${cmd} (${err.message}); install promtool (apt-get install prometheus) or set PROMTOOL`));
         return;
@@ -74,13 +76,19 @@ describe('promtool', () => {
     expect(r.stdout).toMatch(new RegExp(`SUCCESS: ${rules.length} rules found`));
   });
 
-  it('test rules: every rule unit test passes', { timeout: PROMTOOL_TIMEOUT_MS }, async () => {
+  it('test rules: there are rule unit tests', () => {
     expect(testFileNames.length).toBeGreaterThan(0);
-    const r = await run(PROMTOOL, ['test', 'rules', ...testFileNames.map((f) => join(TESTS_DIR, f))]);
+  });
+
+  // One promtool run per file, each with its own deadline: all of them in one run take about 95 s of a quiet
+  // machine (validator.test.yml alone 50 s), which went past a single 120 s deadline when the suite's other
+  // files shared the two cores.
+  it.each(testFileNames)('test rules: every rule unit test of %s passes', { timeout: PROMTOOL_TEST_TIMEOUT_MS }, async (f) => {
+    const r = await run(PROMTOOL, ['test', 'rules', join(TESTS_DIR, f)], PROMTOOL_TEST_TIMEOUT_MS);
     const output = r.stdout + r.stderr;
     expect(r.code, output).toBe(0);
     expect(output).not.toMatch(/FAILED/);
-    expect(output.match(/SUCCESS/g)?.length, output).toBe(testFileNames.length);
+    expect(output.match(/SUCCESS/g)?.length, output).toBe(1);
   });
 
   describe('negative control', () => {
