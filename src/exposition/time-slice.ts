@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /** Longest run of rendering or compressing between two yields to the event loop. */
-const SLICE_MS = 8;
+const SLICE_MS = 5;
 
 /** Steps between two looks at the clock (a look costs more than a step of formatting). */
 const STEPS_PER_LOOK = 64;
