@@ -19,7 +19,16 @@ export interface MetricPart {
    * forces a full collection.
    */
   text: string;
-  bodies: string[];
+  /**
+   * Each line's `{labels}`, in order; undefined once dropped. A metric whose
+   * parts each have a key of their own (MetricPart.key) needs no duplicate
+   * check, so MetricLists drops its parts' bodies (a fleet's series are
+   * nearly all such: ~30 KB per node); {@link bodiesOf} reads them again
+   * from the text when they are wanted after all.
+   */
+  bodies: string[] | undefined;
+  /** Its series (lines). */
+  series: number;
   /** The last metric list (MetricList.stamp) it was counted in. */
   listed: number;
   /** Whether a block of its metric ends with it (decided once, so blocks stay put around an inserted part). */
@@ -105,10 +114,32 @@ interface MetricList {
   parts: readonly MetricPart[];
   /** Unique to this list's update (MetricPart.listed). */
   stamp: number;
-  /** Of each series (its `{labels}`), how many of the parts have it. */
-  counts: Map<string, number>;
+  /**
+   * Of each series (its `{labels}`), how many of the parts have it; undefined
+   * while the parts have keys of their own (nothing to count: no two of them
+   * can have a series in common).
+   */
+  counts: Map<string, number> | undefined;
   /** Series more than one part has. */
   shared: number;
+}
+
+/**
+ * A part's `{labels}` per line: kept ones, or read from its text (each line
+ * is `name{labels} value`, and a value has no space) and kept again.
+ */
+export function bodiesOf(part: MetricPart, name: string): string[] {
+  if (part.bodies !== undefined) return part.bodies;
+  const bodies: string[] = [];
+  const text = part.text;
+  for (let at = 0; at < text.length;) {
+    const end = text.indexOf('\n', at);
+    const line = end < 0 ? text.length : end;
+    bodies.push(text.slice(at + name.length, text.lastIndexOf(' ', line)));
+    at = line + 1;
+  }
+  part.bodies = bodies;
+  return bodies;
 }
 
 /** A piece of an exposition: text, a fixed piece, or a block of parts. */
@@ -217,16 +248,39 @@ export class MetricLists {
   /** Per metric (contract index), its list in the last cached render. */
   readonly #lists: (MetricList | undefined)[] = [];
   #stamps = 0;
+  readonly #keys = new Set<string>();
 
   /**
-   * Makes `list` metric m's list, counting the series of the parts that came
-   * in and leaving out those of the parts that went; true when no series is
-   * in two of its parts (nor a part twice), so that every part is written
-   * whole: the first-wins rule has nothing to drop.
+   * Makes `list` metric m's list (`name` its name), counting the series of
+   * the parts that came in and leaving out those of the parts that went;
+   * true when no series is in two of its parts (nor a part twice), so that
+   * every part is written whole: the first-wins rule has nothing to drop.
+   * When every part has a key of its own, nothing is counted, and the parts'
+   * bodies are dropped.
    */
-  relist(m: number, list: readonly MetricPart[]): boolean {
-    const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: new Map<string, number>(), shared: 0 });
+  relist(m: number, list: readonly MetricPart[], name: string): boolean {
+    const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: undefined, shared: 0 });
     const stamp = ++this.#stamps;
+    if (this.#apart(list)) {
+      // A part listed twice would have its key twice: none is.
+      for (const part of list) {
+        part.listed = stamp;
+        part.bodies = undefined;
+      }
+      last.parts = list;
+      last.stamp = stamp;
+      last.counts = undefined;
+      last.shared = 0;
+      return true;
+    }
+    if (last.counts === undefined) {
+      // Counted from nothing: every part comes in, none goes.
+      last.counts = new Map<string, number>();
+      last.shared = 0;
+      last.parts = [];
+      last.stamp = -1;
+    }
+    const counts = last.counts;
     let twice = false;
     for (const part of list) {
       if (part.listed === stamp) {
@@ -234,26 +288,43 @@ export class MetricLists {
         continue;
       }
       if (part.listed !== last.stamp) {
-        for (const b of part.bodies) {
-          const c = last.counts.get(b) ?? 0;
+        for (const b of bodiesOf(part, name)) {
+          const c = counts.get(b) ?? 0;
           if (c === 1) last.shared++;
-          last.counts.set(b, c + 1);
+          counts.set(b, c + 1);
         }
       }
       part.listed = stamp;
     }
     for (const part of last.parts) {
       if (part.listed === stamp) continue;
-      for (const b of part.bodies) {
-        const c = last.counts.get(b) as number;
+      for (const b of bodiesOf(part, name)) {
+        const c = counts.get(b) as number;
         if (c === 2) last.shared--;
-        if (c === 1) last.counts.delete(b);
-        else last.counts.set(b, c - 1);
+        if (c === 1) counts.delete(b);
+        else counts.set(b, c - 1);
       }
     }
     last.parts = list;
     last.stamp = stamp;
     return !twice && last.shared === 0;
+  }
+
+  /** Whether every part has a key, none the same as another's. */
+  #apart(list: readonly MetricPart[]): boolean {
+    const keys = this.#keys;
+    keys.clear();
+    let apart = true;
+    for (const part of list) {
+      const key = part.key;
+      if (key === undefined || keys.has(key)) {
+        apart = false;
+        break;
+      }
+      keys.add(key);
+    }
+    keys.clear();
+    return apart;
   }
 }
 
@@ -277,7 +348,7 @@ export function pushBlocks(list: readonly MetricPart[], out: Piece[]): number {
       const parts = list.slice(start, end);
       let n = 0;
       for (const p of parts) {
-        n += p.bodies.length;
+        n += p.series;
         // A part in the middle of a block starts none: a block it started before would keep parts gone since.
         if (p !== first) p.block = undefined;
       }

@@ -92,6 +92,29 @@ describe('ExpositionRenderer.renderGroups', () => {
     }
   });
 
+  it('finds a series two groups share after renders in which their parts had keys of their own (label values with spaces, quotes and newlines)', async () => {
+    const reads = { n: 0 };
+    const weight = (node: string, id: string, w: number) => [counted('avax_validator_weight', { node, node_id: id, subnet: 's p"a\\ce\n' }, w, reads)];
+    const one = weight('node one', 'NodeID-A b', 1);
+    const two = weight('node "two"', 'NodeID-B', 2);
+    const renderer = new ExpositionRenderer();
+    // Each part its own node: nothing to count, the parts keep no per-series keys.
+    for (let round = 0; round < 2; round++) expect((await renderer.renderGroups([one, two])).series).toBe(2);
+    // A later group of node one repeats node one's series (and adds one): the first stays, as in a flat render.
+    const again = [...weight('node one', 'NodeID-A b', 9), ...weight('node one', 'NodeID-C', 3)];
+    for (let round = 0; round < 2; round++) {
+      const out = await renderer.renderGroups([one, two, again]);
+      const flat = await new ExpositionRenderer().render([...one, ...two, ...again]);
+      expect(out.text.toString('utf8')).toBe(flat.text.toString('utf8'));
+      expect(out.series).toBe(3);
+      expect(renderer.duplicates).toBe(1);
+      expect(out.text.toString('utf8')).toContain('avax_validator_weight{node="node one",node_id="NodeID-A b",subnet="s p\\"a\\\\ce\\n"} 1\n');
+    }
+    // Apart again: the same text as a flat render.
+    const out = await renderer.renderGroups([one, two]);
+    expect(out.text.toString('utf8')).toBe((await new ExpositionRenderer().render([...one, ...two])).text.toString('utf8'));
+  });
+
   it('joins an earlier exposition read after a later render encoded the groups it shares', async () => {
     const reads = { n: 0 };
     const a = entry('NodeID-A', 1, reads);
