@@ -36,6 +36,14 @@ describe('gzip segments', () => {
     expect(crc).toBe(crc32(Buffer.concat(parts)));
   });
 
+  it('keeps a segment in memory of its own size, not in the slack of a larger buffer', () => {
+    for (const text of [Buffer.from('# HELP a b\n'), lines('small', 20), lines('large', 5000)]) {
+      const seg = sealSegment(text);
+      expect(seg.deflated.buffer.byteLength).toBe(seg.deflated.length);
+      expect(gunzipSync(gzipOfSegments([seg])).equals(text)).toBe(true);
+    }
+  });
+
   it('writes the gzip of nothing as an empty member', () => {
     expect(gunzipSync(gzipOfSegments([])).length).toBe(0);
   });

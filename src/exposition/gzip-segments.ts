@@ -75,10 +75,23 @@ export function crc32Combine(crcA: number, crcB: number, shiftB: number): number
   return (multModP(shiftB, crcA) ^ crcB) >>> 0;
 }
 
+/**
+ * `buf` in memory of its own size: zlib's sync output is a slice of its 16 KB
+ * output chunk (or of Node's shared 8 KB pool), and a kept segment of a few
+ * hundred bytes held the whole chunk (a 100-node fleet's blocks and headers:
+ * 3.7 MB of array buffers for a few hundred KB of deflate data).
+ */
+function exact(buf: Buffer): Buffer {
+  if (buf.byteOffset === 0 && buf.buffer.byteLength === buf.length) return buf;
+  const own = Buffer.allocUnsafeSlow(buf.length);
+  buf.copy(own);
+  return own;
+}
+
 /** Compresses `bytes` into a segment of its own. */
 export function sealSegment(bytes: Buffer): GzipSegment {
   return {
-    deflated: deflateRawSync(bytes, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }),
+    deflated: exact(deflateRawSync(bytes, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH })),
     crc: crc32(bytes),
     length: bytes.length,
     shift: crcShift(bytes.length),
