@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { FAILURE_REASONS, type FailureReason, type UpstreamError } from '../http/errors.js';
 import { isFresh, nodeMaxAgeMs, sourceMaxAgeMs } from '../config/max-age.js';
 
@@ -98,7 +99,12 @@ export class StateStore {
     s.lastAttemptMs = outcome.startedMs;
     s.lastDurationSeconds = outcome.durationMs / 1000;
     if (outcome.ok) {
-      s.value = outcome.value;
+      // A value equal to the last one keeps the last one's object: values are
+      // immutable, and what was derived from the object (its samples, its
+      // formatted and compressed lines) is kept by identity, so a node whose
+      // health, identity or bootstrap state did not change costs neither a
+      // render of those series nor the memory of a second copy.
+      if (s.value === undefined || !isDeepStrictEqual(s.value, outcome.value)) s.value = outcome.value;
       s.lastSuccessMs = outcome.startedMs + outcome.durationMs;
       s.up = true;
       if (wasUp === false) return { node, source, kind: 'source_up' };
