@@ -181,6 +181,17 @@ function sharedStake(ctx: PollContext): Promise<Map<string, bigint>> {
  * node bootstraps, exactly when the P-Chain API answers 503. The old map is
  * then kept for up to STAKE_MAX_AGE_ROUNDS and the fetch retried sooner.
  */
+/**
+ * info.peers answers from this size on are parsed a batch of peers at a time
+ * (as the validator set is), not whole. Parsed whole, mainnet's 0.6 MB became
+ * ~3.5 MB of objects at once, alive across the yields between the batches that
+ * read them: young-generation collections in between copied them and promoted
+ * them to the old generation, which a fleet's nodes (one info.peers a second
+ * at 60 nodes, 17 at 1,000) then filled with dead answers. A batch's objects
+ * die young, once read into the small entries kept.
+ */
+const PEERS_SPLIT_MIN_BYTES = 128 * 1024;
+
 export const peersSource = defineNodeSource<PeersValue>({
   name: 'peers',
   rpcMethods: ['info.peers', 'platform.getCurrentValidators'],
@@ -190,7 +201,13 @@ export const peersSource = defineNodeSource<PeersValue>({
     const due = stakeRefreshDue(ctx.round, previous?.stakeAttempt);
     const [result, fetched] = await Promise.all([
       ctx.rpc
-        .callWithArray('/ext/info', 'info.peers', {}, { key: 'peers', item: peerSchema, rest: peersRest, fast: readPeerEntry }, ctx.deadline)
+        .callWithArray(
+          '/ext/info',
+          'info.peers',
+          {},
+          { key: 'peers', item: peerSchema, rest: peersRest, fast: readPeerEntry, splitMinBytes: PEERS_SPLIT_MIN_BYTES },
+          ctx.deadline,
+        )
         .then((r) => ({ numPeers: r.rest.numPeers, peers: r.items })),
       // A failed fetch is an absent map, not a failed source (see above).
       due ? sharedStake(ctx).catch(() => undefined) : Promise.resolve(undefined),
