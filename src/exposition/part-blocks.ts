@@ -261,7 +261,7 @@ export class MetricLists {
   relist(m: number, list: readonly MetricPart[], name: string): boolean {
     const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: undefined, shared: 0 });
     const stamp = ++this.#stamps;
-    if (this.#apart(list)) {
+    if (keysApart(list, this.#keys)) {
       // A part listed twice would have its key twice: none is.
       for (const part of list) {
         part.listed = stamp;
@@ -309,23 +309,25 @@ export class MetricLists {
     last.stamp = stamp;
     return !twice && last.shared === 0;
   }
+}
 
-  /** Whether every part has a key, none the same as another's. */
-  #apart(list: readonly MetricPart[]): boolean {
-    const keys = this.#keys;
-    keys.clear();
-    let apart = true;
-    for (const part of list) {
-      const key = part.key;
-      if (key === undefined || keys.has(key)) {
-        apart = false;
-        break;
-      }
-      keys.add(key);
+/**
+ * Whether every part has a key (MetricPart.key), none the same as another's:
+ * then no series can be in two of them. `keys` is scratch space, left empty.
+ */
+export function keysApart(list: readonly MetricPart[], keys: Set<string>): boolean {
+  keys.clear();
+  let apart = true;
+  for (const part of list) {
+    const key = part.key;
+    if (key === undefined || keys.has(key)) {
+      apart = false;
+      break;
     }
-    keys.clear();
-    return apart;
+    keys.add(key);
   }
+  keys.clear();
+  return apart;
 }
 
 /**

@@ -2,6 +2,7 @@ import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js'
 import {
   MetricLists,
   bodiesOf,
+  keysApart,
   cutAfter,
   fixedPiece,
   joinPieces,
@@ -353,16 +354,7 @@ export class ExpositionRenderer {
         }
       }
       // Whether every part has its own first-label value: then no series can be in two parts.
-      let apart = contributors.length > 1;
-      keys.clear();
-      for (const part of list) {
-        const key = part.key;
-        if (key === undefined || keys.has(key)) {
-          apart = false;
-          break;
-        }
-        keys.add(key);
-      }
+      const apart = contributors.length > 1 && keysApart(list, keys);
       seen.clear();
       for (let i = 0; i < list.length; i++) {
         const gi = contributors[i] as number;
