@@ -30,30 +30,35 @@ function fakeInput(nodes: number, filler = 0) {
 
 const served = (loop: RenderLoop) => valueOf(loop.exposition.text.toString(), 'avax_exporter_series');
 const settle = () => new Promise((r) => setTimeout(r, 20));
+/** A render loop whose logs go nowhere. */
+const quietLoop = () => new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+/** A node's round ended and the rounds advanced, as the fleet tells the loop. */
+function endRound(loop: RenderLoop): void {
+  loop.roundEnded();
+  loop.roundsAdvanced();
+}
 
 describe('render loop', () => {
   it('renders once on start, and is ready only once every node has a round in the served exposition', async () => {
     const f = fakeInput(2);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     await loop.start(f.input);
     expect(loop.renders).toBe(1);
     expect(loop.ready()).toBe(false);
     f.state.rounds[0] = 1;
-    loop.roundEnded();
-    loop.roundsAdvanced();
+    endRound(loop);
     await loop.settle();
     expect(loop.ready()).toBe(false); // one node of two
     f.state.rounds[1] = 1;
     expect(loop.ready()).toBe(false); // not before a render holds it
-    loop.roundEnded();
-    loop.roundsAdvanced();
+    endRound(loop);
     await loop.settle();
     expect(loop.ready()).toBe(true);
   });
 
   it('coalesces requests that arrive during a render into one more render', async () => {
     const f = fakeInput(1);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     await loop.start(f.input);
     f.state.value = 1;
     loop.requestRender();
@@ -71,20 +76,18 @@ describe('render loop', () => {
 
   it('resolves a round waiter on the render that follows the rounds, with the state they saw', async () => {
     const f = fakeInput(2);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     await loop.start(f.input);
     let resolved = false;
     const waited = loop.waitForRounds(1).then(() => (resolved = true));
     f.state.rounds[0] = 1;
-    loop.roundEnded();
-    loop.roundsAdvanced();
+    endRound(loop);
     await loop.settle();
     await settle();
     expect(resolved).toBe(false); // the other node has not completed a round yet
     f.state.rounds[1] = 1;
     f.state.value = 7;
-    loop.roundEnded();
-    loop.roundsAdvanced();
+    endRound(loop);
     await waited;
     expect(served(loop)).toBe(7);
     // Each render that followed a round measured its lag from that round's end.
@@ -102,8 +105,7 @@ describe('render loop', () => {
     f.state.rounds[0] = 1;
     f.state.value = 4;
     f.state.failNext = true;
-    loop.roundEnded();
-    loop.roundsAdvanced();
+    endRound(loop);
     await waited;
     expect(served(loop)).toBe(3);
     expect(logs.withMsg('render failed')).toHaveLength(1);
@@ -116,7 +118,7 @@ describe('render loop', () => {
 
   it('renders the served moment again, fresh or cached, to the same text', async () => {
     const f = fakeInput(1);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     f.state.value = 5;
     await loop.start(f.input);
     expect((await loop.renderFresh()).text.equals(loop.exposition.text)).toBe(true);
@@ -126,7 +128,7 @@ describe('render loop', () => {
 
   it('serves an exposition whose gzip is made: a scrape never waits for a compression', async () => {
     const f = fakeInput(1);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     f.state.value = 9;
     await loop.start(f.input);
     let made = false;
@@ -138,15 +140,14 @@ describe('render loop', () => {
 
   it("at a fleet's size, gathers the rounds of some nodes ending close together into one render after a pause", async () => {
     const f = fakeInput(3, PAUSED_RENDER_SERIES);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     await loop.start(f.input);
     expect(f.state.assembled).toBe(1);
     // Rounds of two of the three nodes end one after another.
     for (let i = 1; i <= 4; i++) {
       f.state.rounds[i % 2] = i;
       f.state.value = i;
-      loop.roundEnded();
-      loop.roundsAdvanced();
+      endRound(loop);
     }
     expect(loop.inFlight).toBeDefined();
     expect(f.state.assembled).toBe(1); // not yet: it waits out the pause after the start's render
@@ -160,13 +161,12 @@ describe('render loop', () => {
 
   it("renders at once, even at a fleet's size, once every node has a new round: all it shows is new", async () => {
     const f = fakeInput(2, PAUSED_RENDER_SERIES);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     await loop.start(f.input);
     f.state.rounds[0] = 1;
     f.state.rounds[1] = 1;
     f.state.value = 1;
-    loop.roundEnded();
-    loop.roundsAdvanced();
+    endRound(loop);
     expect(f.state.assembled).toBe(2); // started without a pause
     await loop.settle();
     expect(served(loop)).toBe(1);
@@ -174,17 +174,15 @@ describe('render loop', () => {
 
   it('resolves a round waiter on the paused render that holds its rounds', async () => {
     const f = fakeInput(2, PAUSED_RENDER_SERIES);
-    const loop = new RenderLoop(createLogger({ level: 'info', format: 'json', destination: new LogCapture() }));
+    const loop = quietLoop();
     await loop.start(f.input);
     let resolved = false;
     const waited = loop.waitForRounds(1).then(() => (resolved = true));
     f.state.rounds[0] = 1;
-    loop.roundEnded();
-    loop.roundsAdvanced(); // one node of two: a render after the pause
+    endRound(loop); // one node of two: a render after the pause
     f.state.rounds[1] = 1;
     f.state.value = 6;
-    loop.roundEnded();
-    loop.roundsAdvanced(); // the render waiting out its pause will hold this round too
+    endRound(loop); // the render waiting out its pause will hold this round too
     await loop.settle();
     expect(loop.renders).toBe(2);
     expect(resolved).toBe(true);
