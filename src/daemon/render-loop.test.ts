@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gunzipSync } from 'node:zlib';
-import { PAUSED_RENDER_SERIES, RenderLoop, type RenderInput } from './render-loop.js';
+import { LATE_RENDER_MS, MAX_RENDER_GAP_MS, PAUSED_RENDER_SERIES, RenderLoop, renderSliceMs, type RenderInput } from './render-loop.js';
+import { LATE_SLICE_MS, SLICE_MS } from '../exposition/time-slice.js';
 import type { Sample } from '../metrics/metric-defs.js';
 import { createLogger } from '../log.js';
 import { LogCapture, valueOf } from '../../test/helpers/daemon.js';
@@ -188,5 +189,16 @@ describe('render loop', () => {
     expect(resolved).toBe(true);
     await waited;
     expect(served(loop)).toBe(6);
+  });
+
+  it('gives a render longer slices only once the oldest round it serves is later than any pause makes it', () => {
+    expect(LATE_RENDER_MS).toBeGreaterThan(MAX_RENDER_GAP_MS);
+    expect(LATE_SLICE_MS).toBeGreaterThan(SLICE_MS);
+    // A render that serves no round (a reload, an expiry) is never in a hurry.
+    expect(renderSliceMs(undefined)).toBe(SLICE_MS);
+    expect(renderSliceMs(0)).toBe(SLICE_MS);
+    expect(renderSliceMs(MAX_RENDER_GAP_MS)).toBe(SLICE_MS);
+    expect(renderSliceMs(LATE_RENDER_MS)).toBe(LATE_SLICE_MS);
+    expect(renderSliceMs(10 * LATE_RENDER_MS)).toBe(LATE_SLICE_MS);
   });
 });

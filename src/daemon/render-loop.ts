@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import { SampleAssembler } from '../exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
 import type { MetricDef, Sample } from '../metrics/metric-defs.js';
+import { LATE_SLICE_MS, SLICE_MS, type SlicePolicy } from '../exposition/time-slice.js';
 
 /** The moment a render is of: its clock, whether every node had completed a round, and the previous exposition's series count. */
 export interface RenderMoment {
@@ -51,6 +52,20 @@ export const FLEET_RENDER_GAP_MS = 500;
 
 /** The longest pause, so a round's change is served well within a second. */
 export const MAX_RENDER_GAP_MS = 600;
+
+/**
+ * A render is late once the oldest round it serves ended this long ago: past
+ * the longest pause, so only a render that a saturated loop held up (a
+ * thousand nodes' polls, a burst of collections) gets there. A late render
+ * runs longer slices between its yields, so it ends within a few of the
+ * loop's turns rather than dozens, and the change is served within a second.
+ */
+export const LATE_RENDER_MS = 700;
+
+/** The slice length of a render whose oldest round ended `lateByMs` ago (undefined: it serves no round). Pure. */
+export function renderSliceMs(lateByMs: number | undefined): number {
+  return lateByMs !== undefined && lateByMs >= LATE_RENDER_MS ? LATE_SLICE_MS : SLICE_MS;
+}
 
 /**
  * Owns the served exposition: renders after poll rounds, coalescing rounds
@@ -250,10 +265,11 @@ export class RenderLoop {
     input.expire(nowMs);
     // The series count of the exposition being replaced: the new one's is only known once it is rendered.
     const prevSeries = this.#exposition?.series ?? 0;
+    const sliceMs: SlicePolicy = () => renderSliceMs(covers === undefined ? undefined : performance.now() - covers);
     try {
-      const exposition = await this.#renderer.renderGroups(input.assemble({ nowMs, ready, prevSeries }, this.#assembler));
+      const exposition = await this.#renderer.renderGroups(input.assemble({ nowMs, ready, prevSeries }, this.#assembler), true, sliceMs);
       // Its gzip first, so no scrape waits for it; without one (zlib out of memory) it is served all the same, and a gzip scrape makes it again or gets the text.
-      await exposition.gzip().catch((err: unknown) => this.#logger.warn({ err }, 'gzip of the exposition failed'));
+      await exposition.gzip(sliceMs).catch((err: unknown) => this.#logger.warn({ err }, 'gzip of the exposition failed'));
       this.#exposition = exposition;
     } catch (err) {
       // Nothing new was served: the next render is still the one that makes these rounds visible.

@@ -13,7 +13,7 @@ import {
   type Piece,
 } from './part-blocks.js';
 import { gzipOfSegments } from './gzip-segments.js';
-import { TimeSlicer } from './time-slice.js';
+import { TimeSlicer, type SlicePolicy } from './time-slice.js';
 
 /** Content type of the Prometheus text format 0.0.4. */
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -66,9 +66,10 @@ export interface Exposition {
    * share one compression. Only what changed since an earlier render is
    * compressed: the runs of series that did not change keep their
    * compressed form (part-blocks.ts, gzip-segments.ts), so the daemon makes
-   * it with every render and a scrape never waits for it.
+   * it with every render and a scrape never waits for it. `sliceMs`, the
+   * first caller's, sets how long the compression runs between yields.
    */
-  gzip(): Promise<Buffer>;
+  gzip(sliceMs?: SlicePolicy): Promise<Buffer>;
   /** Number of series in it. */
   series: number;
   contentType: string;
@@ -249,8 +250,8 @@ function lazyExposition(parts: readonly Piece[], series: number): Exposition {
       text ??= joinPieces(parts);
       return text;
     },
-    gzip() {
-      zipped ??= segmentsOf(parts, new TimeSlicer())
+    gzip(sliceMs?: SlicePolicy) {
+      zipped ??= segmentsOf(parts, new TimeSlicer(sliceMs))
         .then(gzipOfSegments)
         .catch((err: unknown) => {
           zipped = undefined;
@@ -306,14 +307,15 @@ export class ExpositionRenderer {
    * Renders groups of samples as if they were one list, in order. With
    * `cache`, each group array is formatted once and reused while the same
    * array comes back; the result is byte-identical to an uncached render.
+   * `sliceMs` sets how long it runs between two yields to the event loop.
    */
-  async renderGroups(groups: readonly (readonly Sample[])[], cache = true): Promise<Exposition> {
+  async renderGroups(groups: readonly (readonly Sample[])[], cache = true, sliceMs?: SlicePolicy): Promise<Exposition> {
     this.rejected = 0;
     this.duplicates = 0;
     this.formattedGroups = 0;
     if (this.escaped.size > MAX_ESCAPE_CACHE) this.escaped.clear();
     const rendered: RenderedGroup[] = [];
-    const slicer = new TimeSlicer();
+    const slicer = new TimeSlicer(sliceMs);
     for (const g of groups) {
       let r = cache ? this.cache.get(g) : undefined;
       if (!r) {

@@ -1,21 +1,39 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /** Longest run of rendering or compressing between two yields to the event loop. */
-const SLICE_MS = 5;
+export const SLICE_MS = 5;
+
+/**
+ * The run between two yields of a render that is late (see
+ * {@link SlicePolicy}): on a loop saturated by a fleet's polls, each yield
+ * waits for a whole turn of their callbacks, so a render of 5 ms slices took
+ * 20 times its CPU to finish, and a node's change waited seconds to be served.
+ */
+export const LATE_SLICE_MS = 20;
 
 /** Steps between two looks at the clock (a look costs more than a step of formatting). */
 const STEPS_PER_LOOK = 64;
 
+/** The length of the next slice, ms, asked at the start of each one: lets a render that is late take longer runs. */
+export type SlicePolicy = () => number;
+
 /**
- * Splits long work (a render, a gzip) into slices of SLICE_MS with a yield to
- * the event loop between them, so scrapes and polls are never held up for
- * long, by time rather than by count: on a loop saturated by a fleet's
- * polls, every yield waits for all that is queued, and a render that
- * yielded every few hundred samples took seconds to finish.
+ * Splits long work (a render, a gzip) into slices with a yield to the event
+ * loop between them, so scrapes and polls are never held up for long, by
+ * time rather than by count: on a loop saturated by a fleet's polls, every
+ * yield waits for all that is queued, and a render that yielded every few
+ * hundred samples took seconds to finish.
  */
 export class TimeSlicer {
-  #until = performance.now() + SLICE_MS;
+  readonly #sliceMs: SlicePolicy;
+  #until: number;
   #steps = 0;
+
+  /** @param sliceMs the length of each slice (SLICE_MS unless a caller says otherwise). */
+  constructor(sliceMs: SlicePolicy = () => SLICE_MS) {
+    this.#sliceMs = sliceMs;
+    this.#until = performance.now() + sliceMs();
+  }
 
   /** After a small step (a sample): yields when the slice is used up, looking at the clock every few steps. */
   async step(): Promise<void> {
@@ -28,6 +46,6 @@ export class TimeSlicer {
   async check(): Promise<void> {
     if (performance.now() < this.#until) return;
     await yieldToLoop();
-    this.#until = performance.now() + SLICE_MS;
+    this.#until = performance.now() + this.#sliceMs();
   }
 }
