@@ -248,7 +248,7 @@ export class MetricLists {
   /** Per metric (contract index), its list in the last cached render. */
   readonly #lists: (MetricList | undefined)[] = [];
   #stamps = 0;
-  readonly #keys = new Set<string>();
+  readonly #keysApart = new KeysApart();
 
   /**
    * Makes `list` metric m's list (`name` its name), counting the series of
@@ -261,7 +261,7 @@ export class MetricLists {
   relist(m: number, list: readonly MetricPart[], name: string): boolean {
     const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: undefined, shared: 0 });
     const stamp = ++this.#stamps;
-    if (keysApart(list, this.#keys)) {
+    if (this.#keysApart.check(list)) {
       // A part listed twice would have its key twice: none is.
       for (const part of list) {
         part.listed = stamp;
@@ -312,22 +312,32 @@ export class MetricLists {
 }
 
 /**
- * Whether every part has a key (MetricPart.key), none the same as another's:
- * then no series can be in two of them. `keys` is scratch space, left empty.
+ * Tells whether every part of a list has a key (MetricPart.key), none the
+ * same as another's: then no series can be in two of them. It remembers each
+ * key with the number of the list that last had it rather than filling a Set
+ * and clearing it: a render asks this for every metric of a fleet (a thousand
+ * keys each, the same keys every time), and a cleared Set starts small again,
+ * so each ask grew a new hash table a few times over, some ten MB per render
+ * that young-generation collections in the middle of a render promoted.
  */
-export function keysApart(list: readonly MetricPart[], keys: Set<string>): boolean {
-  keys.clear();
-  let apart = true;
-  for (const part of list) {
-    const key = part.key;
-    if (key === undefined || keys.has(key)) {
-      apart = false;
-      break;
+export class KeysApart {
+  readonly #lastList = new Map<string, number>();
+  #list = 0;
+  #longest = 0;
+
+  /** Whether the parts' keys are all there and all different. */
+  check(list: readonly MetricPart[]): boolean {
+    // Keys of parts long gone (renamed nodes) are forgotten once they far outnumber the longest list's.
+    this.#longest = Math.max(this.#longest, list.length);
+    if (this.#lastList.size > 4 * this.#longest + 1024) this.#lastList.clear();
+    const id = ++this.#list;
+    for (const part of list) {
+      const key = part.key;
+      if (key === undefined || this.#lastList.get(key) === id) return false;
+      this.#lastList.set(key, id);
     }
-    keys.add(key);
+    return true;
   }
-  keys.clear();
-  return apart;
 }
 
 /**

@@ -2,7 +2,7 @@ import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js'
 import {
   MetricLists,
   bodiesOf,
-  keysApart,
+  KeysApart,
   cutAfter,
   fixedPiece,
   joinPieces,
@@ -292,6 +292,7 @@ export class ExpositionRenderer {
   readonly #contract: Contract;
   /** Per metric, its parts in the last cached render. */
   readonly #lists = new MetricLists();
+  readonly #keysApart = new KeysApart();
 
   /** @param extraMetrics definitions of metrics outside the product's contract (sources' `metrics`). */
   constructor(extraMetrics?: Readonly<Record<string, MetricDef>>) {
@@ -343,7 +344,6 @@ export class ExpositionRenderer {
     const parts: Piece[] = [];
     let series = 0;
     const seen = new Set<string>();
-    const keys = new Set<string>();
     for (let m = 0; m < this.#contract.names.length; m++) {
       const contributors = byMetric[m] as number[];
       const list = partsOf[m] as MetricPart[];
@@ -356,7 +356,7 @@ export class ExpositionRenderer {
         }
       }
       // Whether every part has its own first-label value: then no series can be in two parts.
-      const apart = contributors.length > 1 && keysApart(list, keys);
+      const apart = contributors.length > 1 && this.#keysApart.check(list);
       seen.clear();
       for (let i = 0; i < list.length; i++) {
         const gi = contributors[i] as number;
