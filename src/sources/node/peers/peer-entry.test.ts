@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { peerSchema } from './index.js';
-import { readPeerEntry } from './peer-entry.js';
+import { interned, readPeerEntry } from './peer-entry.js';
 import { createPrng, generatePeers } from '../../../../test/fakes/fake-data.js';
 
 /** The same keys in the same order, each with the same value (arrays by content, not identity). */
@@ -83,5 +83,21 @@ describe('readPeerEntry', () => {
     for (const p of peers) expect(readPeerEntry(p)).toBeDefined();
     expect(accepted).toBeGreaterThan(200);
     for (const bad of [null, [], 'x', Object.create(null) as object]) expect(readPeerEntry(bad)).toBeUndefined();
+  });
+});
+
+describe('interned', () => {
+  it('gives back a string equal to the one asked for, before and after its table starts again', () => {
+    // Well past the table's bound (16,384): every answer stays right across the restart.
+    for (let i = 0; i < 40_000; i++) {
+      const id = `NodeID-${i.toString(36)}`;
+      expect(interned(`${id}`)).toBe(id);
+      if (i % 1_000 === 0) expect(interned('avalanchego/1.13.2')).toBe('avalanchego/1.13.2');
+    }
+  });
+
+  it('is what readPeerEntry keeps: the entry read equals the raw one', () => {
+    const raw = { nodeID: 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', version: 'avalanchego/1.13.2', observedUptime: '99' };
+    expect(readPeerEntry(JSON.parse(JSON.stringify(raw)))).toEqual({ nodeID: raw.nodeID, version: raw.version, observedUptime: 99 });
   });
 });

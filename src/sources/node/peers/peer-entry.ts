@@ -35,6 +35,26 @@ function uptimeOf(v: unknown): number | undefined {
   return x <= 100 ? x : NaN;
 }
 
+/** Distinct strings {@link interned} keeps at most (mainnet has about 2,000 peers and a few versions); past it, it starts again. */
+const MAX_INTERNED = 16_384;
+
+const internedStrings = new Map<string, string>();
+
+/**
+ * The one kept copy of a string equal to `s`. The entries of an info.peers
+ * answer live until its last batch is read, across the answer's yields, so
+ * young-generation collections promote what they hold; the node ids and
+ * versions are the same in every answer (and, in a fleet, every node's), so
+ * an entry holds the kept copy and the one just parsed dies young.
+ */
+export function interned(s: string): string {
+  const kept = internedStrings.get(s);
+  if (kept !== undefined) return kept;
+  if (internedStrings.size >= MAX_INTERNED) internedStrings.clear();
+  internedStrings.set(s, s);
+  return s;
+}
+
 /** Reads one info.peers entry: exactly `peerSchema.parse(raw)` when it returns a value, or undefined to let zod decide. */
 export function readPeerEntry(raw: unknown): PeerEntryRead | undefined {
   if (typeof raw !== 'object' || raw === null || Object.getPrototypeOf(raw) !== Object.prototype) return undefined;
@@ -42,7 +62,7 @@ export function readPeerEntry(raw: unknown): PeerEntryRead | undefined {
   const nodeID = r['nodeID'];
   const version = r['version'];
   if (typeof nodeID !== 'string' || typeof version !== 'string') return undefined;
-  const out: PeerEntryRead = { nodeID, version };
+  const out: PeerEntryRead = { nodeID: interned(nodeID), version: interned(version) };
   if ('benched' in r) {
     const b = r['benched'];
     if (b === null || b === undefined) out.benched = b;
