@@ -31,6 +31,8 @@ export interface MetricPart {
   series: number;
   /** The last metric list (MetricList.stamp) it was counted in. */
   listed: number;
+  /** The last check of its metric's pairs of keys (MetricList.pairStamp) it was in. */
+  paired: number;
   /** Whether a block of its metric ends with it (decided once, so blocks stay put around an inserted part). */
   cut: boolean;
   /** The block that started with it last. */
@@ -41,6 +43,12 @@ export interface MetricPart {
    * keys cannot share a series, so they need no duplicate check between them.
    */
   key: string | undefined;
+  /**
+   * The value of the second label when every series of the part has the same
+   * too (with `key` defined): a mainnet validator set's parts all share their
+   * `node`, but each has its own `node_id`, so they are apart by the pair.
+   */
+  key2: string | undefined;
 }
 
 /**
@@ -122,6 +130,18 @@ interface MetricList {
   counts: Map<string, number> | undefined;
   /** Series more than one part has. */
   shared: number;
+  /**
+   * While the parts are apart by their pairs of keys (MetricPart.key, key2):
+   * by first key, by second key, the part that had the pair last. A part
+   * that was in the last check keeps its pair, so the next checks only the
+   * parts that came in (a validator set's render: the few entries that
+   * changed, not all 1,800).
+   */
+  pairOwners: Map<string, Map<string, MetricPart>> | undefined;
+  /** Pairs in pairOwners, parts gone included (they are dropped past a bound). */
+  pairEntries: number;
+  /** The last check of the pairs (MetricPart.paired). */
+  pairStamp: number;
 }
 
 /**
@@ -255,13 +275,13 @@ export class MetricLists {
    * the parts that came in and leaving out those of the parts that went;
    * true when no series is in two of its parts (nor a part twice), so that
    * every part is written whole: the first-wins rule has nothing to drop.
-   * When every part has a key of its own, nothing is counted, and the parts'
-   * bodies are dropped.
+   * When every part has a key of its own, or a pair of keys of its own,
+   * nothing is counted, and the parts' bodies are dropped.
    */
   relist(m: number, list: readonly MetricPart[], name: string): boolean {
-    const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: undefined, shared: 0 });
+    const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: undefined, shared: 0, pairOwners: undefined, pairEntries: 0, pairStamp: -1 });
     const stamp = ++this.#stamps;
-    if (this.#keysApart.check(list)) {
+    if (this.#keysApart.check(list, false) || this.#pairsApart(last, list)) {
       // A part listed twice would have its key twice: none is.
       for (const part of list) {
         part.listed = stamp;
@@ -273,6 +293,7 @@ export class MetricLists {
       last.shared = 0;
       return true;
     }
+    last.pairOwners = undefined;
     if (last.counts === undefined) {
       // Counted from nothing: every part comes in, none goes.
       last.counts = new Map<string, number>();
@@ -309,32 +330,92 @@ export class MetricLists {
     last.stamp = stamp;
     return !twice && last.shared === 0;
   }
+
+  /**
+   * Whether every part has both keys and no pair is another's (nor a part
+   * listed twice); when the last check of this metric said so, only the
+   * parts that were not in it are looked up (see MetricList.pairOwners).
+   */
+  #pairsApart(last: MetricList, list: readonly MetricPart[]): boolean {
+    const stamp = ++this.#stamps;
+    const bound = 2 * list.length + 1024;
+    const incremental = last.pairOwners !== undefined && last.pairEntries <= bound;
+    const owners = incremental ? (last.pairOwners as Map<string, Map<string, MetricPart>>) : new Map<string, Map<string, MetricPart>>();
+    if (!incremental) last.pairEntries = 0;
+    const fresh: MetricPart[] = [];
+    for (const part of list) {
+      if (part.paired === stamp) return false;
+      if (!incremental || part.paired !== last.pairStamp) fresh.push(part);
+      part.paired = stamp;
+    }
+    for (const part of fresh) {
+      const { key, key2 } = part;
+      if (key === undefined || key2 === undefined) return false;
+      let seconds = owners.get(key);
+      if (seconds === undefined) owners.set(key, (seconds = new Map<string, MetricPart>()));
+      const owner = seconds.get(key2);
+      // An owner not stamped now is a part gone from the list: the pair is free.
+      if (owner !== undefined && owner !== part && owner.paired === stamp) return false;
+      if (owner === undefined) last.pairEntries++;
+      seconds.set(key2, part);
+    }
+    last.pairOwners = owners;
+    last.pairStamp = stamp;
+    return true;
+  }
 }
 
 /**
- * Tells whether every part of a list has a key (MetricPart.key), none the
- * same as another's: then no series can be in two of them. It remembers each
- * key with the number of the list that last had it rather than filling a Set
- * and clearing it: a render asks this for every metric of a fleet (a thousand
+ * Tells whether the parts of a list are apart: every part has a key
+ * (MetricPart.key), none the same as another's, or else every part has a
+ * pair of keys (MetricPart.key and key2), no pair the same as another's.
+ * Then no series can be in two of them. It remembers each key (and pair)
+ * with the number of the list that last had it rather than filling a Set and
+ * clearing it: a render asks this for every metric of a fleet (a thousand
  * keys each, the same keys every time), and a cleared Set starts small again,
  * so each ask grew a new hash table a few times over, some ten MB per render
  * that young-generation collections in the middle of a render promoted.
  */
 export class KeysApart {
   readonly #lastList = new Map<string, number>();
+  /** By first key, by second key: the list that last had the pair. */
+  readonly #lastListOfPair = new Map<string, Map<string, number>>();
+  #pairs = 0;
   #list = 0;
   #longest = 0;
 
-  /** Whether the parts' keys are all there and all different. */
-  check(list: readonly MetricPart[]): boolean {
+  /** Whether the parts' keys, or (with `pairs`) pairs of keys, are all there and all different. */
+  check(list: readonly MetricPart[], pairs = true): boolean {
     // Keys of parts long gone (renamed nodes) are forgotten once they far outnumber the longest list's.
     this.#longest = Math.max(this.#longest, list.length);
-    if (this.#lastList.size > 4 * this.#longest + 1024) this.#lastList.clear();
+    const bound = 4 * this.#longest + 1024;
+    if (this.#lastList.size > bound) this.#lastList.clear();
+    if (this.#pairs > bound) {
+      this.#lastListOfPair.clear();
+      this.#pairs = 0;
+    }
     const id = ++this.#list;
     for (const part of list) {
       const key = part.key;
-      if (key === undefined || this.#lastList.get(key) === id) return false;
+      if (key === undefined) return false;
+      // Two parts with one key: apart only if every part's pair of keys is its own.
+      if (this.#lastList.get(key) === id) return pairs && this.#pairsApart(list, ++this.#list);
       this.#lastList.set(key, id);
+    }
+    return true;
+  }
+
+  /** Whether every part has both keys and no pair is another's (list number `id`). */
+  #pairsApart(list: readonly MetricPart[], id: number): boolean {
+    for (const part of list) {
+      const { key, key2 } = part;
+      if (key === undefined || key2 === undefined) return false;
+      let seconds = this.#lastListOfPair.get(key);
+      if (seconds === undefined) this.#lastListOfPair.set(key, (seconds = new Map<string, number>()));
+      const last = seconds.get(key2);
+      if (last === id) return false;
+      if (last === undefined) this.#pairs++;
+      seconds.set(key2, id);
     }
     return true;
   }

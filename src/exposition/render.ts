@@ -158,6 +158,7 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
   const bodies: (string[] | undefined)[] = [];
   const sets: (Set<string> | undefined)[] = [];
   const keys: (string | undefined)[] = [];
+  const keys2: (string | undefined)[] = [];
   const bodyOf = new Map<object, { names: readonly string[]; body: string | undefined }>();
   let rejected = 0;
   let duplicates = 0;
@@ -182,14 +183,17 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
     }
     // As written (escaped and bounded): two raw values can come out the same.
     const first = names.length > 0 ? escaped.get(s.labels[names[0] as string] as string) : undefined;
+    const second = names.length > 1 ? escaped.get(s.labels[names[1] as string] as string) : undefined;
     let set = sets[m];
     if (set === undefined) {
       set = sets[m] = new Set();
       lines[m] = '';
       bodies[m] = [];
       keys[m] = first;
-    } else if (keys[m] !== first) {
-      keys[m] = undefined;
+      keys2[m] = second;
+    } else {
+      if (keys[m] !== first) keys[m] = undefined;
+      if (keys2[m] !== second) keys2[m] = undefined;
     }
     if (set.has(body)) {
       duplicates++;
@@ -205,7 +209,18 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
     const l = lines[m];
     if (l === undefined) continue;
     const b = bodies[m] as string[];
-    parts.push({ text: l, bodies: b, series: b.length, key: keys[m], listed: 0, cut: cutAfter(), block: undefined });
+    const key = keys[m];
+    parts.push({
+      text: l,
+      bodies: b,
+      series: b.length,
+      key,
+      key2: key === undefined ? undefined : keys2[m],
+      listed: 0,
+      paired: 0,
+      cut: cutAfter(),
+      block: undefined,
+    });
     present.push(m);
   }
   return { parts, present, rejected, duplicates };
