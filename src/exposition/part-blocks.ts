@@ -281,7 +281,7 @@ export class MetricLists {
   relist(m: number, list: readonly MetricPart[], name: string): boolean {
     const last: MetricList = (this.#lists[m] ??= { parts: [], stamp: -1, counts: undefined, shared: 0, pairOwners: undefined, pairEntries: 0, pairStamp: -1 });
     const stamp = ++this.#stamps;
-    if (this.#keysApart.check(list, false) || this.#pairsApart(last, list)) {
+    if (this.#keysApart.check(list) || this.#pairsApart(last, list)) {
       // A part listed twice would have its key twice: none is.
       for (const part of list) {
         part.listed = stamp;
@@ -366,56 +366,31 @@ export class MetricLists {
 }
 
 /**
- * Tells whether the parts of a list are apart: every part has a key
- * (MetricPart.key), none the same as another's, or else every part has a
- * pair of keys (MetricPart.key and key2), no pair the same as another's.
- * Then no series can be in two of them. It remembers each key (and pair)
- * with the number of the list that last had it rather than filling a Set and
- * clearing it: a render asks this for every metric of a fleet (a thousand
- * keys each, the same keys every time), and a cleared Set starts small again,
- * so each ask grew a new hash table a few times over, some ten MB per render
- * that young-generation collections in the middle of a render promoted.
+ * Tells whether every part of a list has a key (MetricPart.key), none the
+ * same as another's: then no series can be in two of them (MetricLists also
+ * looks at pairs of keys, for the lists this says no to). It remembers each
+ * key with the number of the list that last had it rather than filling a Set
+ * and clearing it: a render asks this for every metric of a fleet (a
+ * thousand keys each, the same keys every time), and a cleared Set starts
+ * small again, so each ask grew a new hash table a few times over, some ten
+ * MB per render that young-generation collections in the middle of a render
+ * promoted.
  */
 export class KeysApart {
   readonly #lastList = new Map<string, number>();
-  /** By first key, by second key: the list that last had the pair. */
-  readonly #lastListOfPair = new Map<string, Map<string, number>>();
-  #pairs = 0;
   #list = 0;
   #longest = 0;
 
-  /** Whether the parts' keys, or (with `pairs`) pairs of keys, are all there and all different. */
-  check(list: readonly MetricPart[], pairs = true): boolean {
+  /** Whether the parts' keys are all there and all different. */
+  check(list: readonly MetricPart[]): boolean {
     // Keys of parts long gone (renamed nodes) are forgotten once they far outnumber the longest list's.
     this.#longest = Math.max(this.#longest, list.length);
-    const bound = 4 * this.#longest + 1024;
-    if (this.#lastList.size > bound) this.#lastList.clear();
-    if (this.#pairs > bound) {
-      this.#lastListOfPair.clear();
-      this.#pairs = 0;
-    }
+    if (this.#lastList.size > 4 * this.#longest + 1024) this.#lastList.clear();
     const id = ++this.#list;
     for (const part of list) {
       const key = part.key;
-      if (key === undefined) return false;
-      // Two parts with one key: apart only if every part's pair of keys is its own.
-      if (this.#lastList.get(key) === id) return pairs && this.#pairsApart(list, ++this.#list);
+      if (key === undefined || this.#lastList.get(key) === id) return false;
       this.#lastList.set(key, id);
-    }
-    return true;
-  }
-
-  /** Whether every part has both keys and no pair is another's (list number `id`). */
-  #pairsApart(list: readonly MetricPart[], id: number): boolean {
-    for (const part of list) {
-      const { key, key2 } = part;
-      if (key === undefined || key2 === undefined) return false;
-      let seconds = this.#lastListOfPair.get(key);
-      if (seconds === undefined) this.#lastListOfPair.set(key, (seconds = new Map<string, number>()));
-      const last = seconds.get(key2);
-      if (last === id) return false;
-      if (last === undefined) this.#pairs++;
-      seconds.set(key2, id);
     }
     return true;
   }
