@@ -4,7 +4,7 @@ import { HttpTransport } from './http/transport.js';
 import { StateStore } from './state/store.js';
 import { declaredMetrics, identityOf, PRODUCT_CATALOG, sourcesByName, type SourceCatalog } from './sources/catalog.js';
 import type { Exposition } from './exposition/render.js';
-import { ProcessMetrics } from './exposition/process-metrics.js';
+import { processMetricsOfThisProcess } from './exposition/process-metrics.js';
 import { ProbeService } from './probe/probe-service.js';
 import { createProbeHandler } from './server/probe.js';
 import { startDemoUpstreams } from './daemon/demo-start.js';
@@ -60,7 +60,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
   const sources = opts.sources ?? PRODUCT_CATALOG;
   const store = new StateStore();
   const transport = new HttpTransport({ maxResponseBytes: opts.maxResponseBytes });
-  const processMetrics = new ProcessMetrics();
+  const processMetrics = processMetricsOfThisProcess();
   await processMetrics.refresh();
   const demo = await startDemoUpstreams(config, logger);
 

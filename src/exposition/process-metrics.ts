@@ -19,7 +19,7 @@ export interface ProcessBlock {
  * to every scrape. Its gzip form is a separate gzip member: a gzip stream may
  * hold several members back to back, which every gzip reader accepts.
  */
-export class ProcessMetrics {
+class ProcessMetrics {
   readonly #registry = new Registry();
   #block: ProcessBlock = { text: Buffer.alloc(0), gzip: Buffer.alloc(0) };
   #renderedAt = 0;
@@ -52,4 +52,17 @@ export class ProcessMetrics {
     }
     return this.#block;
   }
+}
+
+let shared: ProcessMetrics | undefined;
+
+/**
+ * The process's one block. Every daemon of a process describes the same
+ * process, so they share it: a second daemon (the tests start dozens in one
+ * process) would otherwise collect the same figures again on each scrape and
+ * start another loop-lag sampler that nothing ever stops.
+ */
+export function processMetricsOfThisProcess(): ProcessMetrics {
+  shared ??= new ProcessMetrics();
+  return shared;
 }
