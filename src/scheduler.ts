@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { NodeConfig } from './config/load.js';
 import { UpstreamError, toUpstreamError, type FailureReason } from './http/errors.js';
 import { JsonRpcClient, type Deadline } from './http/json-rpc.js';
+import { RoundDeadline } from './http/round-deadline.js';
 import type { NetworkShared } from './sources/node/network-shared.js';
 import { ByteBudget, RESPONSE_CAPS, ROUND_BUDGET_BYTES, type HttpResponse, type HttpTransport } from './http/transport.js';
 import type { BaseContext, SourceDef } from './sources/source.js';
@@ -109,7 +110,7 @@ export class Poller<C extends BaseContext = PollContext, S extends SourceDef<unk
   readonly #phased = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #inflight: Promise<void> | undefined;
-  #abort: AbortController | undefined;
+  #abort: RoundDeadline | undefined;
   #stopped = false;
   /** Rounds completed so far. */
   completedRounds = 0;
@@ -157,12 +158,11 @@ export class Poller<C extends BaseContext = PollContext, S extends SourceDef<unk
   /** Runs one poll round of every source. Never throws: failures are recorded as state. */
   async runRound(): Promise<void> {
     const round = this.#round++;
-    const controller = new AbortController();
+    const limit = new RoundDeadline(this.opts.timeoutMs);
+    const deadline = limit.deadline;
     // Every call of the round listens on this one signal (a dozen or more per node).
-    setMaxListeners(0, controller.signal);
-    this.#abort = controller;
-    const deadline: Deadline = { signal: controller.signal, at: Date.now() + this.opts.timeoutMs };
-    const timer = setTimeout(() => controller.abort(new Error('poll deadline exceeded')), this.opts.timeoutMs);
+    setMaxListeners(0, deadline.signal);
+    this.#abort = limit;
     const transitions: StateTransition[] = [];
     const ctx = this.opts.makeContext(deadline, round);
     try {
@@ -188,7 +188,8 @@ export class Poller<C extends BaseContext = PollContext, S extends SourceDef<unk
         await Promise.all(rest.filter((s) => this.#due(s.name)).map((s) => this.#pollOne(s, ctx, transitions)));
       }
     } finally {
-      clearTimeout(timer);
+      limit.clear();
+      if (limit.extensions > 0) this.opts.store.recordDeadlineExtensions(limit.extensions);
       this.completedRounds++;
       if (!this.#stopped) this.opts.onRound(this.opts.name, transitions);
     }

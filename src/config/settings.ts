@@ -204,7 +204,7 @@ export const SETTINGS = {
       flag: 'poll.timeout',
       default: w(D.DEFAULT_POLL_TIMEOUT_MS),
       describe: 'Deadline of one poll, retries included',
-      docs: 'deadline of one round, retries included; at most the interval',
+      docs: 'deadline of one round, retries included; at most the interval. Time the exporter itself could not run does not count: when its event loop was busy for 90 % of the timeout, the deadline moves one timeout on, twice at most (`avax_exporter_poll_deadline_extensions_total`)',
     }),
     max_age: leaf(positiveDuration, {
       kind: 'duration',

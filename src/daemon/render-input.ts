@@ -35,6 +35,7 @@ export function daemonRenderInput({ store, sources, fleet, probe, reloads }: Dae
       // From the configuration, for the rule on L1 validations nobody watches.
       ...collectWatchedL1Config(fleet.nodes.map((n) => n.watch)),
       { name: 'avax_exporter_probe_targets', labels: {}, value: probe.size },
+      { name: 'avax_exporter_poll_deadline_extensions_total', labels: {}, value: store.deadlineExtensions },
       { name: 'avax_exporter_config_last_reload_successful', labels: {}, value: reloads.lastOk ? 1 : 0 },
       { name: 'avax_exporter_config_last_reload_success_timestamp_seconds', labels: {}, value: reloads.lastSuccessMs / 1000 },
       ...(config.web.configFile ? [{ name: 'avax_exporter_web_config_last_reload_successful' as const, labels: {}, value: reloads.webConfigOk ? 1 : 0 }] : []),

@@ -706,6 +706,12 @@ export const METRICS = {
     labels: [],
     source: 'exporter',
   },
+  avax_exporter_poll_deadline_extensions_total: {
+    type: 'counter',
+    help: "Times a poll round's deadline moved one timeout on because the exporter's own event loop was busy for at least 90 % of it (the answers were late to be read, not late to come); a round is cut off after three timeouts at most. Rising: the exporter is short of CPU.",
+    labels: [],
+    source: 'exporter',
+  },
   avax_exporter_build_info: { type: 'gauge', help: 'Build of the exporter; always 1.', labels: ['version', 'revision', 'nodejs'], source: 'exporter' },
   avax_exporter_l1_validators_omitted: {
     type: 'gauge',

@@ -64,6 +64,7 @@ export class StateStore {
   readonly #sources = new Map<string, SourceState>();
   /** End of each node's last round whose identity poll succeeded (node pollers only). */
   readonly #nodeRoundOkMs = new Map<string, number>();
+  #deadlineExtensions = 0;
 
   #key(node: string, source: string): string {
     return `${node}\u0000${source}`;
@@ -126,6 +127,16 @@ export class StateStore {
    */
   recordNodeRound(node: string, atMs: number): void {
     this.#nodeRoundOkMs.set(node, atMs);
+  }
+
+  /** Counts the times a round's deadline moved on because the exporter's own event loop was saturated (src/http/round-deadline.ts). */
+  recordDeadlineExtensions(n: number): void {
+    this.#deadlineExtensions += n;
+  }
+
+  /** Deadline extensions of every poller so far. */
+  get deadlineExtensions(): number {
+    return this.#deadlineExtensions;
   }
 
   /** The value of a source if its last success is not older than `maxAgeMs`. */
