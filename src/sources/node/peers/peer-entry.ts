@@ -55,6 +55,14 @@ export function interned(s: string): string {
   return s;
 }
 
+/**
+ * The `benched` of every entry benched nowhere (98 % of mainnet's peers): one
+ * frozen array, not a new empty one per entry, since an answer's entries live
+ * across its batches' yields (see {@link interned}). Nothing writes to an
+ * entry's list; frozen, a write would throw rather than change every entry.
+ */
+const BENCHED_NOWHERE = Object.freeze([]) as unknown as string[];
+
 /** Reads one info.peers entry: exactly `peerSchema.parse(raw)` when it returns a value, or undefined to let zod decide. */
 export function readPeerEntry(raw: unknown): PeerEntryRead | undefined {
   if (typeof raw !== 'object' || raw === null || Object.getPrototypeOf(raw) !== Object.prototype) return undefined;
@@ -69,7 +77,7 @@ export function readPeerEntry(raw: unknown): PeerEntryRead | undefined {
     else {
       if (!Array.isArray(b)) return undefined;
       for (const c of b) if (typeof c !== 'string') return undefined;
-      out.benched = b.slice() as string[];
+      out.benched = b.length === 0 ? BENCHED_NOWHERE : (b.slice() as string[]);
     }
   }
   if ('observedUptime' in r) {
