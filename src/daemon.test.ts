@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testHandle } from './daemon.js';
-import { perTestResources, scrape, valueOf, waitUntilAllUp } from '../test/helpers/daemon.js';
+import { perTestResources, scrape, seriesOf, valueOf, waitUntilAllUp } from '../test/helpers/daemon.js';
 
 const { fakeNode, daemonFor } = perTestResources();
 
@@ -16,6 +16,30 @@ describe('the daemon as the CLI and operators see it', () => {
     node.state.heights.P += 5n;
     await hooks.pollNow();
     expect(valueOf(await scrape(daemon), 'avax_chain_height', { node: 'n', chain: 'P' })).toBe(Number(node.state.heights.P));
+  });
+
+  it("counts a round its own busy loop held past the timeout as an extension, not as the node's timeout (src/http/round-deadline.ts)", async () => {
+    const node = await fakeNode();
+    const { daemon } = await daemonFor({ nodes: [{ name: 'n', url: node.url }], poll: { interval: '60s', timeout: '500ms' } });
+    const hooks = testHandle(daemon);
+    await waitUntilAllUp(daemon);
+    expect(valueOf(await scrape(daemon), 'avax_exporter_poll_deadline_extensions_total')).toBe(0);
+    const round = hooks.pollNow();
+    // The round's requests are out; the process has something else to do for longer than the timeout.
+    const end = Date.now() + 1_200;
+    let spins = 0;
+    while (Date.now() < end) spins++;
+    await round;
+    expect(spins).toBeGreaterThan(0);
+    const text = await scrape(daemon);
+    expect(valueOf(text, 'avax_exporter_poll_deadline_extensions_total')).toBeGreaterThanOrEqual(1);
+    expect(
+      hooks.store
+        .all()
+        .filter((s) => s.up !== true)
+        .map((s) => s.source),
+    ).toEqual([]);
+    expect(seriesOf(text, 'avax_source_poll_failures_total', { reason: 'timeout' }).every((s) => s.value === 0)).toBe(true);
   });
 
   it('has no handle for an object startDaemon did not return', () => {
