@@ -4,16 +4,28 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 
-/** Lints `code` as if it were the file at `path` (relative to the repository), with the repository's own configuration. */
+/**
+ * Lints `code` as if it were the file at `path` (relative to the repository), with the repository's own configuration
+ * less type information: the layer rule reads import specifiers, not types, so no TypeScript program is built (a
+ * program over the whole repository is slow, and a snippet it could not place would come back as a parsing error,
+ * not as the rule's findings). A parsing error, or a path the layer rule is not configured for, fails loudly.
+ */
 async function importErrors(path: string, code: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: root });
-  const [result] = await eslint.lintText(code, { filePath: join(root, path) });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  const eslint = new ESLint({ cwd: root, overrideConfig: tseslint.configs.disableTypeChecked });
+  const filePath = join(root, path);
+  const config = (await eslint.calculateConfigForFile(filePath)) as { rules?: Record<string, unknown> } | undefined;
+  if (config?.rules?.['no-restricted-imports'] === undefined) throw new Error(`the layer rule is not configured for ${path}`);
+  const [result] = await eslint.lintText(code, { filePath });
+  const messages = result?.messages ?? [];
+  const fatal = messages.filter((m) => m.fatal === true || m.ruleId === null);
+  if (fatal.length > 0) throw new Error(`${path} was not linted: ${fatal.map((m) => m.message).join('; ')}`);
+  return messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
 // The snippets are linted as files three folders down (src/sources/node/peers/collect.ts, src/sources/data-api/blocks/index.ts): their specifiers climb from there, not from test/.
