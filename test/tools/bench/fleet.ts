@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BenchChild } from './ipc.js';
 import type { FakeInfo, RecordedCalls, RecordedKind } from './role-fake.js';
 import type { DaemonInfo, DaemonStatus, MemoryBreakdown, Percentiles, RenderCost } from './role-daemon.js';
-import type { ParseFloor, WriteFloor } from './role-floor.js';
+import type { ExchangeFloor, ParseFloor, WriteFloor } from './role-floor.js';
 import type { ServerInfo } from './role-servers.js';
 import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
 import {
@@ -61,6 +61,9 @@ interface CFigures {
   scrapeMax: number;
 }
 
+/** Calls the exchange reference asks again at most (a 1,000-node window receives about 45,000; a sample of them, spread over the kinds, is enough). */
+export const EXCHANGE_CALLS = 6_000;
+
 /** Scrape period of scenarios C and F: three Prometheus servers scraping every 15 s. */
 const C_SCRAPE_EVERY_S = 5;
 
@@ -72,6 +75,8 @@ export interface FleetExtras {
   /** Floor of a node round, ms of CPU: its answers parsed, and its share of writing and gzipping the exposition once per interval. */
   floorParseMs: number;
   floorWriteMs: number;
+  /** Reference, not a target: a bare node:http client asking a node round's calls and parsing the answers, ms of CPU per node round. */
+  exchangeMs: number;
   /** Answers received per node round (bytes). */
   bytesPerNodeRound: number;
   /** The same scrapes of a static server holding the same bytes (p50 / p99 / max ms). */
@@ -195,13 +200,14 @@ export async function fleetRun(plan: Plan, logDir: string, profileDir: string, n
     const usage = await d.child.usage();
     const memory = await d.child.request<MemoryBreakdown>('memory');
     const freshness = await d.child.request<Percentiles>('freshness', { last: end.renders - r0.renders });
-    let floor: Pick<FleetExtras, 'floorParseMs' | 'floorWriteMs' | 'bytesPerNodeRound'> | undefined;
+    let floor: Pick<FleetExtras, 'floorParseMs' | 'floorWriteMs' | 'exchangeMs' | 'bytesPerNodeRound'> | undefined;
     const roundsInWindow = end.nodeRounds - r0.nodeRounds;
     if (extras) {
       log(`${tag}: the floor (the window's answers parsed; the exposition written and gzipped once per interval)`);
       const calls = await recordFleetBodies(fleet.fakes, join(logDir, `${tag.toLowerCase()}-${nodes}-bodies`));
       const floorChild = track((await BenchChild.spawn<object>('floor', {}, { logDir })).child);
       const parse = await floorChild.request<ParseFloor>('parse', { kinds: calls.kinds }, 300_000);
+      const exchange = await floorChild.request<ExchangeFloor>('exchange', { kinds: calls.kinds, maxCalls: EXCHANGE_CALLS }, 300_000);
       const textFile = join(logDir, `${tag.toLowerCase()}-${nodes}-exposition.txt`);
       writeFileSync(textFile, await fetch(url, { headers: { 'accept-encoding': 'identity' } }).then((r) => r.text()));
       const write = await floorChild.request<WriteFloor>('write', { file: textFile }, 300_000);
@@ -210,6 +216,7 @@ export async function fleetRun(plan: Plan, logDir: string, profileDir: string, n
       floor = {
         floorParseMs: parse.parseMs / roundsInWindow,
         floorWriteMs: ((write.joinMs + write.gzipMs) * writesInWindow) / roundsInWindow,
+        exchangeMs: exchange.exchangeMs / roundsInWindow,
         bytesPerNodeRound: parse.bytes / roundsInWindow,
       };
     }

@@ -5,6 +5,7 @@
  */
 import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
+import { request as httpRequest } from 'node:http';
 import { ExpositionRenderer } from '../../../src/exposition/render.js';
 import { ConfigError, buildConfig } from '../../../src/config/load.js';
 import { parseJsonBody } from '../../../src/http/json-rpc.js';
@@ -135,13 +136,19 @@ function medianMs(runs: number, fn: () => unknown): number {
   return times[Math.floor(times.length / 2)] as number;
 }
 
-async function rpcBody(url: string, method: string): Promise<Buffer> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
+/** One JSON-RPC answer's body, asked with node:http (not fetch: a daemon measured under --jitless has no WebAssembly, which fetch's parser needs). */
+function rpcBody(url: string, method: string): Promise<Buffer> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(Buffer.concat(chunks)));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
   });
-  return Buffer.from(await res.arrayBuffer());
 }
 
 /** Garbage-collection pauses over a window (PerformanceObserver 'gc' entries). */

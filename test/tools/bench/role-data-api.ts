@@ -40,11 +40,8 @@ export async function startDataApiRole(): Promise<Role> {
         const { dir } = a as { dir: string };
         mkdirSync(dir, { recursive: true });
         const calls = api.calls.splice(0);
-        const replay = async (c: FakeDataApiCall) => {
-          const res = await fetch(`${api.url}${c.path}?${new URLSearchParams(c.query).toString()}`);
-          return Buffer.from(await res.arrayBuffer());
-        };
-        return recordBodies(calls, callKey, replay, dir, 'data-api');
+        const requestOf = (c: FakeDataApiCall) => ({ url: `${api.url}${c.path}?${new URLSearchParams(c.query).toString()}`, method: 'GET' });
+        return recordBodies(calls, callKey, requestOf, dir, 'data-api');
       },
     },
     close: () => api.stop(),

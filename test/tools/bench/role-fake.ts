@@ -66,10 +66,20 @@ export interface CallCounts {
  */
 export const callKind = (key: string): string => key.replace(/NodeID-[1-9A-HJ-NP-Za-km-z]+/g, 'NodeID-*');
 
+/** A call as it can be asked again by any HTTP client. */
+export interface ReplayRequest {
+  url: string;
+  method: string;
+  /** A JSON-RPC call's body (sent as application/json). */
+  body?: string;
+}
+
 /** One kind of call received since the last `calls` or `bodies`, with the body of one of them as answered again. */
 export interface RecordedKind {
   kind: string;
   count: number;
+  /** One of them, to ask again (the exchange floor, role-floor.ts). */
+  request: ReplayRequest;
   /** File holding the answer's body (as the fake serves it now: the same state, so the same bytes up to clocks). */
   file: string;
   bytes: number;
@@ -83,14 +93,22 @@ export interface RecordedCalls {
   byCall: Record<string, number>;
 }
 
+/** Asks `r` again; the answer's body. */
+export async function askAgain(r: ReplayRequest): Promise<Buffer> {
+  const init: RequestInit = r.body === undefined ? { method: r.method } : { method: r.method, headers: { 'content-type': 'application/json' }, body: r.body };
+  const res = await fetch(r.url, init);
+  return Buffer.from(await res.arrayBuffer());
+}
+
 /**
- * Groups `calls` by kind and asks one of each again (by `replay`), writing its
- * body to `dir`: what a poll round received, to time parsing it (the floor).
+ * Groups `calls` by kind and asks one of each again (`requestOf` says how),
+ * writing its body to `dir`: what a poll round received, to time parsing it
+ * (the floor) and to ask it again with a bare client (the exchange floor).
  */
 export async function recordBodies<C>(
   calls: Iterable<C>,
   keyOf: (c: C) => string,
-  replay: (c: C) => Promise<Buffer>,
+  requestOf: (c: C) => ReplayRequest,
   dir: string,
   prefix: string,
 ): Promise<RecordedCalls> {
@@ -109,10 +127,11 @@ export async function recordBodies<C>(
   const kinds: RecordedKind[] = [];
   let i = 0;
   for (const [kind, g] of groups) {
-    const body = await replay(g.first);
+    const request = requestOf(g.first);
+    const body = await askAgain(request);
     const file = join(dir, `${prefix}-${i++}.body`);
     writeFileSync(file, body);
-    kinds.push({ kind, count: g.count, file, bytes: body.length });
+    kinds.push({ kind, count: g.count, request, file, bytes: body.length });
   }
   return { total, kinds, byCall };
 }
@@ -131,18 +150,11 @@ function rpc(method: string, params: unknown = {}): RequestInit {
   return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) };
 }
 
-/** Asks a fake node the same as `c` again; the answer's body. */
-async function replayCall(base: string, c: FakeCall): Promise<Buffer> {
-  const init: RequestInit =
-    c.rpcMethod === undefined
-      ? { method: c.httpMethod }
-      : {
-          method: c.httpMethod,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: c.rpcMethod, params: c.params ?? {} }),
-        };
-  const res = await fetch(`${base}${c.path}${c.query}`, init);
-  return Buffer.from(await res.arrayBuffer());
+/** The request that asks a fake node the same as `c` again. */
+function requestOfCall(base: string, c: FakeCall): ReplayRequest {
+  const url = `${base}${c.path}${c.query}`;
+  if (c.rpcMethod === undefined) return { url, method: c.httpMethod };
+  return { url, method: c.httpMethod, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: c.rpcMethod, params: c.params ?? {} }) };
 }
 
 export async function startFakeRole(raw: unknown): Promise<Role> {
@@ -195,7 +207,7 @@ export async function startFakeRole(raw: unknown): Promise<Role> {
         return recordBodies(
           calls,
           (x) => callKey(x.c),
-          (x) => replayCall(x.url, x.c),
+          (x) => requestOfCall(x.url, x.c),
           dir,
           `node${args.offset ?? 0}`,
         );

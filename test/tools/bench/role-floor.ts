@@ -6,10 +6,18 @@
  * the same exposition lines from ready strings and gzipping them once (at the
  * daemon's level, 1). CPU from process.cpuUsage (all threads), the median of
  * several batches, each long enough to measure.
+ *
+ * Beside it, a reference that counts the exchange too (`exchange`): the same
+ * calls asked again of the same fake servers by a bare node:http client
+ * (keep-alive, four connections per origin as the exporter's transport) and
+ * their answers parsed. It is what any Node.js poller spends on those calls
+ * before doing anything with them; the parse-only floor leaves out the
+ * requests themselves, which on a small round cost several times the parsing.
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import type { RecordedKind } from './role-fake.js';
+import { Agent, request } from 'node:http';
+import type { RecordedKind, ReplayRequest } from './role-fake.js';
 import type { Role } from './child.js';
 
 /** The floor's parts, ms of CPU. */
@@ -28,6 +36,16 @@ export interface WriteFloor {
   lines: number;
   joinMs: number;
   gzipMs: number;
+}
+
+/** The exchange floor: CPU of a bare client asking the calls again and parsing their answers. */
+export interface ExchangeFloor {
+  /** CPU ms for every call received (the replayed ones scaled up to the count received). */
+  exchangeMs: number;
+  /** Calls received. */
+  calls: number;
+  /** Calls asked again (at most the `maxCalls` asked for, spread over the kinds by their counts). */
+  replayed: number;
 }
 
 const cpuMs = () => {
@@ -50,6 +68,37 @@ function cpuPerRun(fn: () => unknown, reps: number, batches = 5): number {
 
 /** Repetitions so one batch handles about 4 MB (a batch of a few ms at least). */
 const repsFor = (bytes: number) => Math.max(1, Math.min(2_000, Math.ceil(4_000_000 / Math.max(1, bytes))));
+
+/** Asks `r` with node:http through `agent` and parses the answer when `json`. */
+function exchange(agent: Agent, r: ReplayRequest, json: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = {};
+    if (r.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(r.body);
+    }
+    const req = request(r.url, { method: r.method, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        if (json) JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        resolve();
+      });
+    });
+    req.on('error', reject);
+    req.end(r.body);
+  });
+}
+
+/** Runs `tasks` with at most `width` of them at once. */
+async function pooled(tasks: (() => Promise<void>)[], width: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) await (tasks[next++] as () => Promise<void>)();
+  };
+  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, lane));
+}
 
 function isJson(body: Buffer): boolean {
   try {
@@ -83,6 +132,44 @@ export function startFloorRole(): Promise<Role> {
           bytes += body.length * k.count;
         }
         return { parseMs, bytes, perKind };
+      },
+      /**
+       * Asks the recorded calls again with a bare node:http client and parses
+       * the answers: as many of each kind as were received, or, past
+       * `maxCalls`, that many spread over the kinds by their counts (the CPU
+       * then scaled up to every call received). The calls of all kinds are
+       * interleaved, four at a time per origin, after one warm-up pass.
+       */
+      async exchange(a: unknown): Promise<ExchangeFloor> {
+        const { kinds, maxCalls } = a as { kinds: RecordedKind[]; maxCalls: number };
+        const calls = kinds.reduce((n, k) => n + k.count, 0);
+        const scale = Math.min(1, maxCalls / Math.max(1, calls));
+        const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+        const json = kinds.map((k) => isJson(readFileSync(k.file)));
+        const ask = (i: number) => () => exchange(agent, (kinds[i] as RecordedKind).request, json[i] as boolean);
+        // One of each first: connections open and code warm, as in a daemon that has run a while.
+        await pooled(
+          kinds.map((_, i) => ask(i)),
+          4,
+        );
+        // Round-robin over the kinds, each until its share is asked.
+        const left = kinds.map((k) => Math.max(1, Math.round(k.count * scale)));
+        const tasks: (() => Promise<void>)[] = [];
+        for (let more = true; more;) {
+          more = false;
+          for (let i = 0; i < kinds.length; i++) {
+            if ((left[i] as number) > 0) {
+              left[i] = (left[i] as number) - 1;
+              tasks.push(ask(i));
+              more = true;
+            }
+          }
+        }
+        const c0 = cpuMs();
+        await pooled(tasks, 4 * new Set(kinds.map((k) => new URL(k.request.url).origin)).size);
+        const spent = cpuMs() - c0;
+        agent.destroy();
+        return { exchangeMs: (spent * calls) / tasks.length, calls, replayed: tasks.length };
       },
       /** The exposition in `file` as ready lines: joined, then gzipped once. */
       write(a: unknown): WriteFloor {

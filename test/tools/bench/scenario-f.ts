@@ -15,10 +15,10 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { BenchChild } from './ipc.js';
 import type { DaemonInfo } from './role-daemon.js';
-import type { ParseFloor, WriteFloor } from './role-floor.js';
+import type { ExchangeFloor, ParseFloor, WriteFloor } from './role-floor.js';
 import type { ServerInfo } from './role-servers.js';
 import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
-import { fleetRun, recordFleetBodies, seconds, startFakeFleet, type CResult } from './fleet.js';
+import { EXCHANGE_CALLS, fleetRun, recordFleetBodies, seconds, startFakeFleet, type CResult } from './fleet.js';
 import {
   daemonNodeArgs,
   f,
@@ -53,6 +53,8 @@ export interface ProbeResult {
   peakRss: number;
   floorParseMs: number;
   floorWriteMs: number;
+  /** Reference, not a target: a bare node:http client asking a probe's calls and parsing the answers, ms of CPU per probe. */
+  exchangeMs: number;
   connections: { outbound: number; inbound: number };
   answerBytes: number;
 }
@@ -150,6 +152,7 @@ async function probeRun(plan: Plan, logDir: string, profileDir: string): Promise
     const calls = await recordFleetBodies(fleet.fakes, join(logDir, 'f-probe-bodies'));
     const floorChild = track((await BenchChild.spawn<object>('floor', {}, { logDir })).child);
     const parse = await floorChild.request<ParseFloor>('parse', { kinds: calls.kinds }, 300_000);
+    const exchange = await floorChild.request<ExchangeFloor>('exchange', { kinds: calls.kinds, maxCalls: EXCHANGE_CALLS }, 300_000);
     const textFile = join(logDir, 'f-probe-answer.txt');
     writeFileSync(textFile, (await fetchOnce(new http.Agent(), `${base}/probe?target=${encodeURIComponent(first)}`, false)).body);
     const write = await floorChild.request<WriteFloor>('write', { file: textFile }, 120_000);
@@ -168,6 +171,7 @@ async function probeRun(plan: Plan, logDir: string, profileDir: string): Promise
       // Every probe answers from a round of its own (one poll per target and interval).
       floorParseMs: parse.parseMs / Math.max(1, probes),
       floorWriteMs: write.joinMs + write.gzipMs,
+      exchangeMs: exchange.exchangeMs / Math.max(1, probes),
       connections,
       answerBytes: w.answerBytes,
     };
@@ -306,7 +310,9 @@ export function fSection(plan: Plan, fr: FResult): string[] {
     '',
     `Each node a distinct validator of the same simulated mainnet (so the validator set is fetched once per network and shared), served by fake processes of at most ${plan.fNodesPerFake} nodes each, keeping idle connections 120 s. ` +
       `The exporter is scraped (gzip) every 5 s, in turns with a static server holding the same bytes (the reference of scrape latency); RSS sampled once a second. ` +
-      "The floor of a node round: the window's answers (recorded by kind, asked again for their bodies) parsed in a process of its own, per node round, plus the node's share of writing the whole exposition from ready strings and gzipping it once per interval.",
+      "The floor of a node round: the window's answers (recorded by kind, asked again for their bodies) parsed in a process of its own, per node round, plus the node's share of writing the whole exposition from ready strings and gzipping it once per interval. Beside it, not a target: the window's calls asked again of the same fakes by a bare node:http client (keep-alive, four connections per origin; a sample of at most " +
+      EXCHANGE_CALLS.toLocaleString('en-US') +
+      ' calls spread over the kinds, scaled to all), each answer parsed, per node round: what any Node.js poller spends on those calls before using them.',
     '',
     table(
       ['figure', ...col((c) => `${c.nodes.toLocaleString('en-US')} nodes`)],
@@ -321,6 +327,13 @@ export function fSection(plan: Plan, fr: FResult): string[] {
           "floor per node round: answers parsed (bytes) + share of the exposition's write and gzip",
           ...col(
             (c) => `${f(floorOf(c), 2)} ms = ${f(c.floorParseMs ?? NaN, 2)} (${f((c.bytesPerNodeRound ?? NaN) / 1024, 0)} KB) + ${f(c.floorWriteMs ?? NaN, 2)}`,
+          ),
+        ],
+        [
+          "reference: a bare node:http client asking a node round's calls and parsing the answers, + the same write/gzip share (ours ÷ it)",
+          ...col(
+            (c) =>
+              `${f((c.exchangeMs ?? NaN) + (c.floorWriteMs ?? NaN), 2)} ms (${f(c.cpuMsPerNodeRound / ((c.exchangeMs ?? NaN) + (c.floorWriteMs ?? NaN)), 1)}x)`,
           ),
         ],
         ['RSS over the window: first / median / last / max sample', ...col((c) => rssLine(c.rssSamples ?? []))],
@@ -359,6 +372,10 @@ export function fSection(plan: Plan, fr: FResult): string[] {
           [
             "CPU per probe; its floor (its round's answers parsed + its answer written and gzipped)",
             `${f(p.cpuMs / p.probes, 2)} ms; ${f(p.floorParseMs + p.floorWriteMs, 2)} ms`,
+          ],
+          [
+            "reference: a bare node:http client asking a probe's calls and parsing the answers, + its answer written and gzipped (ours ÷ it)",
+            `${f(p.exchangeMs + p.floorWriteMs, 2)} ms (${f(p.cpuMs / p.probes / (p.exchangeMs + p.floorWriteMs), 1)}x)`,
           ],
           [
             'probe latency p50 / p99 / max; static reference p99',

@@ -23,7 +23,7 @@ import { BenchChild, procCpuMs } from './ipc.js';
 import type { CallCounts, FakeInfo, RecordedCalls } from './role-fake.js';
 import type { DataApiInfo } from './role-data-api.js';
 import type { DaemonInfo, DaemonStatus } from './role-daemon.js';
-import type { ParseFloor } from './role-floor.js';
+import type { ExchangeFloor, ParseFloor } from './role-floor.js';
 import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
 import { daemonNodeArgs, f, fetchOnce, log, mb, median, procMemory, sleep, table, withChildren, type Plan, type Target } from './common.js';
 
@@ -41,6 +41,8 @@ export interface SRun {
   rssPeak: number;
   upstreamCalls: number;
   floor: ParseFloor;
+  /** A bare node:http client asking the window's calls again and parsing the answers (a reference beside the floor, not a target). */
+  exchange: ExchangeFloor;
   scrapeFailures: number;
 }
 
@@ -137,6 +139,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
         const node = await fake.child.request<RecordedCalls>('bodies', { dir }, 120_000);
         const api = await dataApi.child.request<RecordedCalls>('bodies', { dir }, 120_000);
         const parsed = await floor.child.request<ParseFloor>('parse', { kinds: [...node.kinds, ...api.kinds] }, 120_000);
+        const exchanged = await floor.child.request<ExchangeFloor>('exchange', { kinds: [...node.kinds, ...api.kinds], maxCalls: 5_000 }, 120_000);
         const run: SRun = {
           label,
           seconds: w.seconds,
@@ -148,6 +151,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
           rssPeak: peak,
           upstreamCalls: node.total + api.total,
           floor: parsed,
+          exchange: exchanged,
           scrapeFailures: w.scrapeFailures,
         };
         log(
@@ -294,6 +298,10 @@ export function sSection(s: SResult): string[] {
       'floor: parsing the answers those rounds received, per round (bytes per round)',
       ...col((r) => `${f(r.floor.parseMs / r.rounds, 2)} ms (${f(r.floor.bytes / r.rounds / 1024, 0)} KB)`),
     ],
+    [
+      'reference: a bare node:http client asking the same calls and parsing the answers, per round (ours ÷ it)',
+      ...col((r) => `${f(r.exchange.exchangeMs / r.rounds, 2)} ms (${f(r.cpuMs / r.exchange.exchangeMs, 1)}x)`),
+    ],
     ['upstream calls per round (node and Data API)', ...col((r) => f(r.upstreamCalls / r.rounds, 1))],
     ['failed scrapes', ...col((r) => String(r.scrapeFailures))],
   ];
@@ -305,7 +313,8 @@ export function sSection(s: SResult): string[] {
     `The fake validator node (the mainnet world: 2,000 peers, 1,800 validators) and the fake Data API each in a process of their own; the exporter measured after ${s.warmSeconds} s of warm-up. ` +
       `Intervals shortened from 15 s / 1 min / 1 min in the same ratio, so the window holds every kind of round several times. ` +
       `An idle bare Node process (\`node -e\`, the same runtime environment) in the same run: ${mb(s.bareRss)} MB RSS. ` +
-      'The floor: every answer the window received, asked again by kind for its body and parsed (decode + JSON.parse) in a process of its own, as often as it was received.',
+      'The floor: every answer the window received, asked again by kind for its body and parsed (decode + JSON.parse) in a process of its own, as often as it was received. ' +
+      'Beside it, not a target: the same calls asked again of the same fakes, as often as they were received, by a bare node:http client (keep-alive, four connections per origin) in that process, each answer parsed: the CPU any Node.js poller spends on them before using them.',
     '',
     table(['figure', ...runs.map((r) => (r.label === 'daemon' ? 'node dist/cli.js' : 'single executable'))], rows, ['l', 'r', 'r']),
     '',
