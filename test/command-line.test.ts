@@ -24,10 +24,10 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
-/** Starts the daemon as a child process and resolves with its URL once it listens. */
-async function startCli(args: string[]) {
+/** Starts the daemon as a child process (with `nodeArgs` for Node itself) and resolves with its URL once it listens. */
+async function startCli(args: string[], nodeArgs: string[] = []) {
   const [cmd, ...pre] = CLI;
-  const child = spawn(cmd, [...pre, ...args], { env: cleanEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, [...nodeArgs, ...pre, ...args], { env: cleanEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines: Record<string, unknown>[] = [];
   let buffered = '';
@@ -130,6 +130,24 @@ describe('command line', () => {
     } finally {
       await node.stop();
     }
+  });
+
+  it('runs under V8 --jitless (docs/resource-use.md offers it to a sidecar): the demo node and Data API polled, every source up, gzip served', async () => {
+    const d = await startCli(['--demo', '--web.listen-address=127.0.0.1:0', '--poll.interval=1s'], ['--jitless']);
+    await eventually(async () => (await fetch(`${d.url}/-/ready`)).status === 200, 20_000);
+    // No WebAssembly under --jitless: anything that needed it (Node's fetch does) would fail a source or the process.
+    await eventually(async () => {
+      const text = await (await fetch(`${d.url}/metrics`)).text();
+      return (valueOf(text, 'avax_data_api_chain_height', { network: 'mainnet', chain: 'P' }) ?? 0) > 0;
+    }, 15_000);
+    const res = await fetch(`${d.url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    const text = await res.text();
+    const up = seriesOf(text, 'avax_source_up', {});
+    expect(up.length).toBeGreaterThan(5);
+    for (const s of up) expect(s.value, `${s.labels['node']} ${s.labels['source']}`).toBe(1);
+    expect(d.child.exitCode).toBeNull();
+    expect(d.stderr()).not.toMatch(/WebAssembly|Error/);
   });
 
   it('--demo serves lively metrics with no node of your own', async () => {
