@@ -94,7 +94,7 @@ export interface RecordedCalls {
 }
 
 /** Asks `r` again; the answer's body. */
-export async function askAgain(r: ReplayRequest): Promise<Buffer> {
+async function askAgain(r: ReplayRequest): Promise<Buffer> {
   const init: RequestInit = r.body === undefined ? { method: r.method } : { method: r.method, headers: { 'content-type': 'application/json' }, body: r.body };
   const res = await fetch(r.url, init);
   return Buffer.from(await res.arrayBuffer());
