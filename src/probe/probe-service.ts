@@ -252,7 +252,8 @@ export class ProbeService {
 
   /** How long a probe may wait for a round: the round's own deadline, or less when Prometheus says so. */
   #waitBudgetMs(config: Config, scrapeTimeoutSeconds: number | undefined): number {
-    // A little past the round's deadline: its sources end at the deadline and are recorded right after.
+    // A little past the round's deadline: its sources end at the deadline and are recorded right after. (On a saturated
+    // loop the deadline may move on, src/http/round-deadline.ts: the probe then answers with what the round has so far.)
     const own = config.poll.timeoutMs + 250;
     if (scrapeTimeoutSeconds === undefined) return own;
     const scrapeMs = scrapeTimeoutSeconds * 1000;

@@ -5,7 +5,6 @@
  */
 import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { request as httpRequest } from 'node:http';
 import { ExpositionRenderer } from '../../../src/exposition/render.js';
 import { ConfigError, buildConfig } from '../../../src/config/load.js';
 import { parseJsonBody } from '../../../src/http/json-rpc.js';
@@ -17,6 +16,7 @@ import { startDaemon, testHandle } from '../../../src/daemon.js';
 import { createLogger } from '../../../src/log.js';
 import { tuneHeap } from '../../../src/runtime/heap-tuning.js';
 import type { Role } from './child.js';
+import { askBody, rpcRequest } from './replay.js';
 
 /** Arguments of the daemon role (file-shaped config pieces). */
 export interface DaemonArgs {
@@ -134,21 +134,6 @@ function medianMs(runs: number, fn: () => unknown): number {
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)] as number;
-}
-
-/** One JSON-RPC answer's body, asked with node:http (not fetch: a daemon measured under --jitless has no WebAssembly, which fetch's parser needs). */
-function rpcBody(url: string, method: string): Promise<Buffer> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} });
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve(Buffer.concat(chunks)));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** Garbage-collection pauses over a window (PerformanceObserver 'gc' entries). */
@@ -335,8 +320,8 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
       async syncSteps(): Promise<SyncSteps> {
         const node = args.nodes[0];
         if (!node) throw new Error('no node');
-        const v = await rpcBody(`${node.url}/ext/bc/P`, 'platform.getCurrentValidators');
-        const p = await rpcBody(`${node.url}/ext/info`, 'info.peers');
+        const v = await askBody(rpcRequest(`${node.url}/ext/bc/P`, 'platform.getCurrentValidators'));
+        const p = await askBody(rpcRequest(`${node.url}/ext/info`, 'info.peers'));
         const split = await splitJsonArray(v, ['result', 'validators'], async () => {});
         if (!split) throw new Error('getCurrentValidators: no validators array');
         const batchEnd = split.spans[Math.min(split.spans.length / 2, 200) * 2 - 1] as number;

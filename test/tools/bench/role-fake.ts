@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FakeNode, type FakeCall } from '../../fakes/fake-node.js';
 import { MAINNET, mainnetWorld } from './world.js';
 import type { Role } from './child.js';
+import { askBody, type ReplayRequest } from './replay.js';
 
 /** Arguments of the fake role. */
 export interface FakeArgs {
@@ -66,14 +67,6 @@ export interface CallCounts {
  */
 export const callKind = (key: string): string => key.replace(/NodeID-[1-9A-HJ-NP-Za-km-z]+/g, 'NodeID-*');
 
-/** A call as it can be asked again by any HTTP client. */
-export interface ReplayRequest {
-  url: string;
-  method: string;
-  /** A JSON-RPC call's body (sent as application/json). */
-  body?: string;
-}
-
 /** One kind of call received since the last `calls` or `bodies`, with the body of one of them as answered again. */
 export interface RecordedKind {
   kind: string;
@@ -91,13 +84,6 @@ export interface RecordedCalls {
   kinds: RecordedKind[];
   /** Exact call (as {@link CallCounts.byCall}) → count. */
   byCall: Record<string, number>;
-}
-
-/** Asks `r` again; the answer's body. */
-async function askAgain(r: ReplayRequest): Promise<Buffer> {
-  const init: RequestInit = r.body === undefined ? { method: r.method } : { method: r.method, headers: { 'content-type': 'application/json' }, body: r.body };
-  const res = await fetch(r.url, init);
-  return Buffer.from(await res.arrayBuffer());
 }
 
 /**
@@ -128,7 +114,7 @@ export async function recordBodies<C>(
   let i = 0;
   for (const [kind, g] of groups) {
     const request = requestOf(g.first);
-    const body = await askAgain(request);
+    const body = await askBody(request);
     const file = join(dir, `${prefix}-${i++}.body`);
     writeFileSync(file, body);
     kinds.push({ kind, count: g.count, request, file, bytes: body.length });

@@ -16,8 +16,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { Agent, request } from 'node:http';
-import type { RecordedKind, ReplayRequest } from './role-fake.js';
+import { Agent } from 'node:http';
+import type { RecordedKind } from './role-fake.js';
+import { askBody } from './replay.js';
 import type { Role } from './child.js';
 
 /** The floor's parts, ms of CPU. */
@@ -68,28 +69,6 @@ function cpuPerRun(fn: () => unknown, reps: number, batches = 5): number {
 
 /** Repetitions so one batch handles about 4 MB (a batch of a few ms at least). */
 const repsFor = (bytes: number) => Math.max(1, Math.min(2_000, Math.ceil(4_000_000 / Math.max(1, bytes))));
-
-/** Asks `r` with node:http through `agent` and parses the answer when `json`. */
-function exchange(agent: Agent, r: ReplayRequest, json: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = {};
-    if (r.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = Buffer.byteLength(r.body);
-    }
-    const req = request(r.url, { method: r.method, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        if (json) JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        resolve();
-      });
-    });
-    req.on('error', reject);
-    req.end(r.body);
-  });
-}
 
 /** Runs `tasks` with at most `width` of them at once. */
 async function pooled(tasks: (() => Promise<void>)[], width: number): Promise<void> {
@@ -146,7 +125,10 @@ export function startFloorRole(): Promise<Role> {
         const scale = Math.min(1, maxCalls / Math.max(1, calls));
         const agent = new Agent({ keepAlive: true, maxSockets: 4 });
         const json = kinds.map((k) => isJson(readFileSync(k.file)));
-        const ask = (i: number) => () => exchange(agent, (kinds[i] as RecordedKind).request, json[i] as boolean);
+        const ask = (i: number) => async () => {
+          const body = await askBody((kinds[i] as RecordedKind).request, agent);
+          if (json[i]) JSON.parse(body.toString('utf8'));
+        };
         // One of each first: connections open and code warm, as in a daemon that has run a while.
         await pooled(
           kinds.map((_, i) => ask(i)),
