@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { SampleAssembler } from '../exposition/assemble.js';
 import { ExpositionRenderer, type Exposition } from '../exposition/render.js';
-import type { MetricDef, Sample } from '../metrics/metric-defs.js';
+import type { MetricDef, SampleGroup } from '../metrics/metric-defs.js';
 import { LATE_SLICE_MS, SLICE_MS, type SlicePolicy } from '../exposition/time-slice.js';
 
 /** The moment a render is of: its clock, whether every node had completed a round, and the previous exposition's series count. */
@@ -18,7 +18,7 @@ export interface RenderInput {
   /** Drops values too old to serve as of `nowMs`; called before each render. */
   expire(nowMs: number): void;
   /** The samples of the state as of `at`, in groups, assembled by `assembler` (which may keep what it made for unchanged values). */
-  assemble(at: RenderMoment, assembler: SampleAssembler): (readonly Sample[])[];
+  assemble(at: RenderMoment, assembler: SampleAssembler): SampleGroup[];
 }
 
 /** Freshness lags kept for {@link RenderLoop.freshnessLagsMs}. */

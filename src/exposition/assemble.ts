@@ -1,7 +1,7 @@
 import { FAILURE_REASONS } from '../http/errors.js';
 import type { AnySource } from '../sources/source.js';
 import type { SourceState } from '../state/store.js';
-import type { Sample } from '../metrics/metric-defs.js';
+import { samplesOf, type MadeSamples, type Sample, type SampleGroup } from '../metrics/metric-defs.js';
 import { isFresh, sourceMaxAgeMs, type MaxAges } from '../config/max-age.js';
 
 /**
@@ -28,7 +28,7 @@ export interface AssembleInput extends MaxAges {
 export function assembleSamples(input: AssembleInput): Sample[] {
   const out: Sample[] = [];
   // A loop, not push(...spread): a 20,000-validator set is more samples than a call's argument limit.
-  for (const g of new SampleAssembler().assemble(input)) for (const s of g) out.push(s);
+  for (const g of new SampleAssembler().assemble(input)) for (const s of samplesOf(g)) out.push(s);
   return out;
 }
 
@@ -36,15 +36,17 @@ export function assembleSamples(input: AssembleInput): Sample[] {
  * Assembles the state into groups of samples (the exporter's own series, then
  * per source state its collected samples, one group or its collector's
  * groups, then the pollers' self-metrics), in the order
- * assembleSamples lists them. The collected samples of a value are kept while
- * the state holds that same value, and the same array is returned for it:
+ * assembleSamples lists them. A value's groups are kept while the state
+ * holds that same value, and the same group objects are returned for it:
  * source values are immutable (a poll returns a new value or the previous one
  * untouched), so an unchanged value needs neither collecting nor, in the
- * renderer, formatting again.
+ * renderer, formatting again. The groups keep what their samples are made
+ * from (the value, a snapshot of a poller's counters), not the samples: the
+ * renderer asks for them once and keeps their lines.
  */
 export class SampleAssembler {
   /** Collected samples by value; an entry goes with its value. */
-  #collected = new WeakMap<object, { def: AnySource; target: string; groups: readonly (readonly Sample[])[] }>();
+  #collected = new WeakMap<object, { def: AnySource; target: string; groups: readonly SampleGroup[] }>();
   /**
    * Each poller's own series as of its states' last polls, by poller name (a
    * removed node's entry is replaced or left small): those every poll
@@ -55,12 +57,12 @@ export class SampleAssembler {
    */
   #owned = new Map<
     string,
-    { states: readonly SourceState[]; polls: number[]; failures: number[]; maxAges: readonly number[]; polled: readonly Sample[]; steady: readonly Sample[] }
+    { states: readonly SourceState[]; polls: number[]; failures: number[]; maxAges: readonly number[]; polled: MadeSamples; steady: MadeSamples }
   >();
 
   /** The groups of samples of the state at `input.nowMs`. */
-  assemble(input: AssembleInput): (readonly Sample[])[] {
-    const groups: (readonly Sample[])[] = [
+  assemble(input: AssembleInput): SampleGroup[] {
+    const groups: SampleGroup[] = [
       [
         { name: 'avax_exporter_build_info', labels: input.build, value: 1 },
         { name: 'avax_exporter_ready', labels: {}, value: input.ready ? 1 : 0 },
@@ -87,37 +89,31 @@ export class SampleAssembler {
   }
 
   /**
-   * A poller's states' own series: each of the two groups the same array
+   * A poller's states' own series: each of the two groups the same object
    * while none of its series changed (every poll counts in `polls`, every
-   * failure in `failures`) and the states and their max ages hold.
+   * failure in `failures`) and the states and their max ages hold. The
+   * states change in place, so each group makes its samples from a snapshot
+   * of them taken now.
    */
-  #own(node: string, states: readonly SourceState[], maxAges: readonly number[]): { polled: readonly Sample[]; steady: readonly Sample[] } {
+  #own(node: string, states: readonly SourceState[], maxAges: readonly number[]): { polled: MadeSamples; steady: MadeSamples } {
     const hit = this.#owned.get(node);
     const same = hit !== undefined && hit.states.length === states.length && states.every((s, i) => hit.states[i] === s && hit.maxAges[i] === maxAges[i]);
     if (same && states.every((s, i) => hit.polls[i] === s.polls)) return hit;
     const failures = states.map(failureCount);
-    const polled: Sample[] = [];
-    for (const s of states) polledSamples(s, polled);
-    let steady: readonly Sample[];
-    if (same && failures.every((f, i) => hit.failures[i] === f)) {
-      steady = hit.steady;
-    } else {
-      const made: Sample[] = [];
-      states.forEach((s, i) => steadySamples(s, maxAges[i] as number, made));
-      steady = made;
-    }
+    const polled = polledGroup(states);
+    const steady = same && failures.every((f, i) => hit.failures[i] === f) ? hit.steady : steadyGroup(states, maxAges);
     const entry = { states, polls: states.map((s) => s.polls), failures, maxAges, polled, steady };
     this.#owned.set(node, entry);
     return entry;
   }
 
   /** A value's groups of samples: collectGroups' when the source has it, else collect's list as one group. */
-  #collect(def: AnySource, value: unknown, target: string): readonly (readonly Sample[])[] {
-    const collect = (): readonly (readonly Sample[])[] => (def.collectGroups ? def.collectGroups(value, target) : [def.collect(value, target)]);
-    if (typeof value !== 'object' || value === null) return collect();
+  #collect(def: AnySource, value: unknown, target: string): readonly SampleGroup[] {
+    if (typeof value !== 'object' || value === null) return def.collectGroups ? def.collectGroups(value, target) : [def.collect(value, target)];
     const hit = this.#collected.get(value);
     if (hit && hit.def === def && hit.target === target) return hit.groups;
-    const groups = collect();
+    // collect is pure and the value immutable: the group can make the same samples again whenever a renderer asks.
+    const groups = def.collectGroups ? def.collectGroups(value, target) : [{ make: () => def.collect(value, target) }];
     this.#collected.set(value, { def, target, groups });
     return groups;
   }
@@ -130,8 +126,37 @@ function failureCount(s: SourceState): number {
   return n;
 }
 
+/** What a poll changes of a source state's own series, as of a moment. */
+interface PolledSnapshot {
+  node: string;
+  source: string;
+  up: boolean | undefined;
+  lastSuccessMs: number | undefined;
+  lastDurationSeconds: number | undefined;
+  polls: number;
+}
+
+/** The exporter's series about some source states that a poll changes (up, last success, duration, polls), as they are now. */
+function polledGroup(states: readonly SourceState[]): MadeSamples {
+  const snapshots: PolledSnapshot[] = states.map((s) => ({
+    node: s.node,
+    source: s.source,
+    up: s.up,
+    lastSuccessMs: s.lastSuccessMs,
+    lastDurationSeconds: s.lastDurationSeconds,
+    polls: s.polls,
+  }));
+  return {
+    make: () => {
+      const own: Sample[] = [];
+      for (const s of snapshots) polledSamples(s, own);
+      return own;
+    },
+  };
+}
+
 /** The exporter's series about one source state that a poll changes: up, last success, duration, polls. */
-function polledSamples(s: SourceState, own: Sample[]): void {
+function polledSamples(s: PolledSnapshot, own: Sample[]): void {
   const labels = { node: s.node, source: s.source };
   if (s.up !== undefined) own.push({ name: 'avax_source_up', labels, value: s.up ? 1 : 0 });
   if (s.lastSuccessMs !== undefined) own.push({ name: 'avax_source_last_success_timestamp_seconds', labels, value: s.lastSuccessMs / 1000 });
@@ -139,12 +164,24 @@ function polledSamples(s: SourceState, own: Sample[]): void {
   own.push({ name: 'avax_source_polls_total', labels, value: s.polls });
 }
 
-/** The exporter's series about one source state that only a failure or a new max age changes: max age and failures by reason. */
-function steadySamples(s: SourceState, maxAgeMs: number, own: Sample[]): void {
-  const labels = { node: s.node, source: s.source };
+/** The exporter's series about some source states that only a failure or a new max age changes, as they are now. */
+function steadyGroup(states: readonly SourceState[], maxAges: readonly number[]): MadeSamples {
+  const snapshots = states.map((s) => ({ node: s.node, source: s.source, failures: FAILURE_REASONS.map((reason) => s.failures[reason]) }));
+  return {
+    make: () => {
+      const own: Sample[] = [];
+      snapshots.forEach((s, i) => steadySamples(s.node, s.source, maxAges[i] as number, s.failures, own));
+      return own;
+    },
+  };
+}
+
+/** The exporter's series about one source state that only a failure or a new max age changes: max age and failures by reason (in FAILURE_REASONS' order). */
+function steadySamples(node: string, source: string, maxAgeMs: number, failures: readonly number[], own: Sample[]): void {
+  const labels = { node, source };
   own.push({ name: 'avax_source_max_age_seconds', labels, value: maxAgeMs / 1000 });
-  for (const reason of FAILURE_REASONS) {
+  FAILURE_REASONS.forEach((reason, i) => {
     // A literal, not a spread: V8 gives every object a spread makes in hot code a hidden class of its own (23 KB per polled node).
-    own.push({ name: 'avax_source_poll_failures_total', labels: { node: s.node, source: s.source, reason }, value: s.failures[reason] });
-  }
+    own.push({ name: 'avax_source_poll_failures_total', labels: { node, source, reason }, value: failures[i] as number });
+  });
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { Sample } from '../metrics/metric-defs.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { MadeSamples, Sample } from '../metrics/metric-defs.js';
 import { ExpositionRenderer } from './render.js';
 
 /** Bytes handed to zlib's deflate since the test began: how much of a render's gzip was compressed anew. */
@@ -53,7 +55,7 @@ describe('ExpositionRenderer.renderGroups', () => {
     const firstText = first.text.toString('utf8');
     expect(reads.n).toBe(8);
 
-    // The next round: the entries are unchanged (the same arrays), the budgets are new.
+    // The next round: the entries are unchanged (the same groups), the budgets are new.
     const budgets2 = [counted('avax_validator_downtime_budget_seconds', { node: 'n1', node_id: 'NodeID-é', subnet: 's' }, 90, reads)];
     reads.n = 0;
     const second = await renderer.renderGroups([a, b, loose, budgets2]);
@@ -74,6 +76,41 @@ describe('ExpositionRenderer.renderGroups', () => {
     expect(text).toContain(
       'avax_validator_weight{node="n1",node_id="NodeID-é",subnet="11111111111111111111111111111111LpoYY"} 1000000000000\navax_validator_weight{node="n1",node_id="NodeID-日本"',
     );
+  });
+
+  it('asks a group that makes its samples for them once, writes them as a flat render does, and keeps none of them', async () => {
+    const reads = { n: 0 };
+    let makes = 0;
+    let madeLast: WeakRef<Sample>[] = [];
+    const made = (make: () => Sample[]): MadeSamples => ({
+      make: () => {
+        makes++;
+        const samples = make();
+        madeLast = samples.map((x) => new WeakRef(x));
+        return samples;
+      },
+    });
+    const a = made(() => entry('NodeID-A', 1, reads));
+    // It repeats A's series (and adds B's): a duplicate across groups, dropped from its kept lines without its samples.
+    const b = made(() => [...entry('NodeID-B', 2, reads), ...entry('NodeID-A', 3, reads)]);
+    const flat = await new ExpositionRenderer().render([...entry('NodeID-A', 1, reads), ...entry('NodeID-B', 2, reads), ...entry('NodeID-A', 3, reads)]);
+    const renderer = new ExpositionRenderer();
+    for (let round = 0; round < 3; round++) {
+      const out = await renderer.renderGroups([a, b]);
+      expect(out.text.equals(flat.text)).toBe(true);
+      expect(out.series).toBe(6);
+      expect(renderer.duplicates).toBe(3);
+    }
+    expect(makes).toBe(2);
+    // Once formatted, the renderer holds their lines only: the samples a group made are garbage.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    await new Promise((resolve) => setImmediate(resolve)); // WeakRefs made in a job hold their target until it ends
+    gc();
+    expect(madeLast).toHaveLength(6);
+    expect(madeLast.every((ref) => ref.deref() === undefined)).toBe(true);
+    expect((await renderer.renderGroups([a, b])).text.equals(flat.text)).toBe(true);
+    expect(makes).toBe(2);
   });
 
   it('keeps the first of a series two cached groups both have, as a flat render does', async () => {

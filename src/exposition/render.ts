@@ -1,4 +1,4 @@
-import { METRICS, type MetricDef, type Sample } from '../metrics/metric-defs.js';
+import { METRICS, samplesOf, type MetricDef, type Sample, type SampleGroup } from '../metrics/metric-defs.js';
 import {
   MetricLists,
   bodiesOf,
@@ -227,29 +227,29 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
 }
 
 /**
- * Formats metric `m` of a group again, leaving out the series in `seen`
- * (written by earlier groups) and adding the kept ones to it.
+ * A group's part of metric `name` again, leaving out the series in `seen`
+ * (written by earlier groups) and adding the kept ones to it. Its lines are
+ * those of its samples already, in order, duplicates within the group
+ * dropped: keeping the lines whose `{labels}` were not seen yet is what
+ * formatting them again without them wrote, and needs no samples (a group's
+ * are not kept once formatted).
  */
-function reformatWithout(
-  contract: Contract,
-  samples: readonly Sample[],
-  m: number,
-  seen: Set<string>,
-  escaped: Map<string, string>,
-): { text: string; count: number } {
-  const name = contract.names[m] as string;
-  const names = contract.labels[m] as readonly string[];
-  let text = '';
+function partWithout(part: MetricPart, name: string, seen: Set<string>): { text: string; count: number } {
+  const bodies = bodiesOf(part, name);
+  const text = part.text;
+  let kept = '';
   let count = 0;
-  for (const s of samples) {
-    if (s.name !== name) continue;
-    const body = formatLabels(s.labels, names, escaped);
-    if (body === undefined || seen.has(body)) continue;
-    seen.add(body);
-    text += `${name}${body} ${formatValue(s.value)}\n`;
-    count++;
+  let at = 0;
+  for (const body of bodies) {
+    const end = text.indexOf('\n', at) + 1;
+    if (!seen.has(body)) {
+      seen.add(body);
+      kept += text.slice(at, end);
+      count++;
+    }
+    at = end;
   }
-  return { text, count };
+  return { text: kept, count };
 }
 
 /**
@@ -285,10 +285,12 @@ function lazyExposition(parts: readonly Piece[], series: number): Exposition {
  * collectors produced them; a duplicate series keeps its first value, since
  * Prometheus rejects a scrape with duplicates. The samples arrive in groups
  * (one per source value, or several: SourceDef.collectGroups); a group that
- * was rendered before (the same array, which the assembler keeps for an
- * unchanged value and a collector for an unchanged entry) is neither
+ * was rendered before (the same group object, which the assembler keeps for
+ * an unchanged value and a collector for an unchanged entry) is neither
  * formatted nor encoded again, so a render after one node's round costs that
- * node's changed series, not the whole fleet's. The work is split into chunks with yields in between, and gzip
+ * node's changed series, not the whole fleet's. A group that makes its
+ * samples (MadeSamples) is asked for them once, when first formatted; only
+ * its lines are kept. The work is split into chunks with yields in between, and gzip
  * runs off the event loop, so rendering a mainnet-sized state does not stall
  * scrapes or polls.
  */
@@ -299,8 +301,8 @@ export class ExpositionRenderer {
   duplicates = 0;
   /** Groups formatted in the last render (the others came from the cache). */
   formattedGroups = 0;
-  /** Formatted groups by their samples array; an entry goes when its array is no longer referenced. */
-  private cache = new WeakMap<readonly Sample[], RenderedGroup>();
+  /** Formatted groups by group object; an entry goes when its group is no longer referenced. */
+  private cache = new WeakMap<SampleGroup, RenderedGroup>();
   /** Escaped label values, kept across renders: the same node names, node ids and subnets recur in every round. */
   private escaped = new Map<string, string>();
   /** The metric definitions this renderer writes. */
@@ -321,11 +323,11 @@ export class ExpositionRenderer {
 
   /**
    * Renders groups of samples as if they were one list, in order. With
-   * `cache`, each group array is formatted once and reused while the same
-   * array comes back; the result is byte-identical to an uncached render.
+   * `cache`, each group is formatted once and reused while the same group
+   * object comes back; the result is byte-identical to an uncached render.
    * `sliceMs` sets how long it runs between two yields to the event loop.
    */
-  async renderGroups(groups: readonly (readonly Sample[])[], cache = true, sliceMs?: SlicePolicy): Promise<Exposition> {
+  async renderGroups(groups: readonly SampleGroup[], cache = true, sliceMs?: SlicePolicy): Promise<Exposition> {
     this.rejected = 0;
     this.duplicates = 0;
     this.formattedGroups = 0;
@@ -335,7 +337,7 @@ export class ExpositionRenderer {
     for (const g of groups) {
       let r = cache ? this.cache.get(g) : undefined;
       if (!r) {
-        r = await formatGroup(this.#contract, g, this.escaped, slicer);
+        r = await formatGroup(this.#contract, samplesOf(g), this.escaped, slicer);
         this.formattedGroups++;
         if (cache) this.cache.set(g, r);
       }
@@ -344,44 +346,36 @@ export class ExpositionRenderer {
       rendered.push(r);
     }
     // Per metric, the groups' lines in group order. A series an earlier group
-    // already wrote is a duplicate across groups: that metric of the later
-    // group is formatted again without it (rare: sources label their series apart).
-    const byMetric: number[][] = this.#contract.names.map(() => []);
+    // already wrote is a duplicate across groups: that metric's part of the
+    // later group is written without it (rare: sources label their series apart).
     const partsOf: MetricPart[][] = this.#contract.names.map(() => []);
-    for (let gi = 0; gi < rendered.length; gi++) {
-      const r = rendered[gi] as RenderedGroup;
-      for (let k = 0; k < r.present.length; k++) {
-        const m = r.present[k] as number;
-        (byMetric[m] as number[]).push(gi);
-        (partsOf[m] as MetricPart[]).push(r.parts[k] as MetricPart);
-      }
+    for (const r of rendered) {
+      for (let k = 0; k < r.present.length; k++) (partsOf[r.present[k] as number] as MetricPart[]).push(r.parts[k] as MetricPart);
     }
     const parts: Piece[] = [];
     let series = 0;
     const seen = new Set<string>();
     for (let m = 0; m < this.#contract.names.length; m++) {
-      const contributors = byMetric[m] as number[];
       const list = partsOf[m] as MetricPart[];
-      if (contributors.length === 0) continue;
+      if (list.length === 0) continue;
+      const name = this.#contract.names[m] as string;
       parts.push(this.#contract.headerPieces[m] as FixedPiece);
       if (cache) {
-        if (this.#lists.relist(m, list, this.#contract.names[m] as string)) {
+        if (this.#lists.relist(m, list, name)) {
           series += pushBlocks(list, parts);
           continue;
         }
       }
       // Whether every part has its own first-label value: then no series can be in two parts.
-      const apart = contributors.length > 1 && this.#keysApart.check(list);
+      const apart = list.length > 1 && this.#keysApart.check(list);
       seen.clear();
-      for (let i = 0; i < list.length; i++) {
-        const gi = contributors[i] as number;
-        const part = list[i] as MetricPart;
-        if (contributors.length === 1 || apart) {
+      for (const part of list) {
+        if (list.length === 1 || apart) {
           parts.push(part.text);
           series += part.series;
           continue;
         }
-        const bodies = bodiesOf(part, this.#contract.names[m] as string);
+        const bodies = bodiesOf(part, name);
         let clash = false;
         for (const b of bodies) if (seen.has(b)) clash = true;
         if (!clash) {
@@ -390,7 +384,7 @@ export class ExpositionRenderer {
           series += part.series;
           continue;
         }
-        const kept = reformatWithout(this.#contract, groups[gi] as readonly Sample[], m, seen, this.escaped);
+        const kept = partWithout(part, name, seen);
         this.duplicates += part.series - kept.count;
         parts.push(kept.text);
         series += kept.count;

@@ -769,3 +769,28 @@ export interface Sample {
   readonly labels: Readonly<Record<string, string>>;
   readonly value: number;
 }
+
+/**
+ * A group of samples that makes them when asked: the same samples on every
+ * call, made from inputs that do not change (an immutable source value, a
+ * snapshot of a few numbers). See {@link SampleGroup}.
+ */
+export interface MadeSamples {
+  readonly make: () => readonly Sample[];
+}
+
+/**
+ * Samples the exposition formats together and keeps formatted for as long
+ * as the group object lives: the same object in a later render is neither
+ * formatted nor compressed again. A group is its samples, or a
+ * {@link MadeSamples} that makes them when a renderer first needs them, so
+ * that nothing keeps them once their lines are formatted: a fleet's or a
+ * validator set's series are then kept as text alone (about a third of a
+ * fleet node's memory). Never edited once returned.
+ */
+export type SampleGroup = readonly Sample[] | MadeSamples;
+
+/** A group's samples (made again by a {@link MadeSamples}). */
+export function samplesOf(group: SampleGroup): readonly Sample[] {
+  return 'make' in group ? group.make() : group;
+}

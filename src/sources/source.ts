@@ -9,7 +9,7 @@
  * src/sources/catalog.ts lists them.
  */
 import type { Deadline } from '../http/json-rpc.js';
-import type { MetricDef, Sample } from '../metrics/metric-defs.js';
+import type { MetricDef, Sample, SampleGroup } from '../metrics/metric-defs.js';
 import type { StatusKit } from '../status/status-kit.js';
 import type { ValueChange } from '../state/store.js';
 
@@ -42,11 +42,12 @@ export interface SourceDef<T, C = BaseContext> {
   /**
    * Optional, pure: `collect`'s samples split into groups which, one after
    * the other, are exactly `collect`'s list. A group returned again as the
-   * same array (an unchanged entry of a large value, such as one validator
+   * same object (an unchanged entry of a large value, such as one validator
    * of a mainnet set) is not formatted or encoded again by the exposition;
-   * so a group must never be edited once returned.
+   * so a group must never be edited once returned. A group that makes its
+   * samples when asked (MadeSamples) lets them go once formatted.
    */
-  collectGroups?(value: T, target: string): readonly (readonly Sample[])[];
+  collectGroups?(value: T, target: string): readonly SampleGroup[];
   /**
    * The changes between two successive values worth one log line each
    * (`previous` undefined: the first value). Pure.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SampleAssembler } from '../exposition/assemble.js';
+import { ExpositionRenderer } from '../exposition/render.js';
 import type { Sample } from '../metrics/metric-defs.js';
 import type { AnySource } from '../sources/source.js';
 import { StateStore } from './store.js';
@@ -31,7 +32,7 @@ describe('StateStore.record', () => {
     expect(store.get('n1', 'x').value).toBe(negZero);
   });
 
-  it('so an unchanged source is not collected again for the next exposition', () => {
+  it('so an unchanged source is not collected again for the next exposition', async () => {
     const store = new StateStore();
     let collected = 0;
     const source = {
@@ -42,8 +43,10 @@ describe('StateStore.record', () => {
       },
     } as unknown as AnySource;
     const assembler = new SampleAssembler();
-    const groupsAt = (nowMs: number) =>
-      assembler.assemble({
+    // The groups are collected when the renderer first asks for their samples: each exposition is assembled and rendered.
+    const renderer = new ExpositionRenderer();
+    const groupsAt = async (nowMs: number) => {
+      const groups = assembler.assemble({
         states: store.all(),
         sources: new Map([['health', source]]),
         nowMs,
@@ -51,13 +54,16 @@ describe('StateStore.record', () => {
         ready: true,
         maxAgeMs: 60_000,
       });
+      await renderer.renderGroups(groups);
+      return groups;
+    };
     store.record('n1', 'health', ok({ healthy: true }, 1_000));
-    const before = groupsAt(1_010)[1];
+    const before = (await groupsAt(1_010))[1];
     store.record('n1', 'health', ok({ healthy: true }, 16_000));
-    expect(groupsAt(16_010)[1]).toBe(before);
+    expect((await groupsAt(16_010))[1]).toBe(before);
     expect(collected).toBe(1);
     store.record('n1', 'health', ok({ healthy: false }, 31_000));
-    expect(groupsAt(31_010)[1]).not.toBe(before);
+    expect((await groupsAt(31_010))[1]).not.toBe(before);
     expect(collected).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PRIMARY_NETWORK_ID } from '../../../domain/ids.js';
-import type { Sample } from '../../../metrics/metric-defs.js';
+import { samplesOf, type Sample, type SampleGroup } from '../../../metrics/metric-defs.js';
 import { collectValidatorGroups, collectValidators } from './collect.js';
 import type { ValidatorRecord, ValidatorsValue } from './value.js';
 
@@ -51,30 +51,33 @@ describe('collectValidatorGroups', () => {
     const groups = collectValidatorGroups(v, 'n1');
     const flat = collectValidators(v, 'n1');
     // Every sample once; the budgets, moved into a group of their own at the end, are the only ones out of place.
-    const joined = groups.flat();
+    const joined = groups.flatMap((g) => [...samplesOf(g)]);
     expect(joined).toHaveLength(flat.length);
     expect(new Set(joined)).toEqual(new Set(flat));
     const isBudget = (s: Sample): boolean => s.name === 'avax_validator_downtime_budget_seconds';
     expect(joined.filter((s) => !isBudget(s))).toEqual(flat.filter((s) => !isBudget(s)));
     expect(joined.filter(isBudget)).toEqual(flat.filter(isBudget));
-    expect(groups.at(-1)?.every(isBudget)).toBe(true);
+    expect(samplesOf(groups.at(-1) ?? []).every(isBudget)).toBe(true);
     // Per metric, the order is what the exposition writes: the same as the flat list's.
     const byMetric = (list: readonly Sample[]): string[] =>
       [...list].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0)).map((s) => JSON.stringify(s));
     expect(byMetric(joined)).toEqual(byMetric(flat));
   });
 
-  it('gives an unchanged entry’s series as the same array in the next round, and a changed one’s anew', () => {
+  it('gives an unchanged entry’s series as the same group in the next round, and a changed one’s anew', () => {
     const groups1 = collectValidatorGroups(value(1_750_000_000), 'n1');
     const changed = record('NodeID-B', { connected: true });
     const groups2 = collectValidatorGroups(value(1_750_000_060, [[primary[0] as ValidatorRecord, changed, primary[2] as ValidatorRecord], l1]), 'n1');
-    const entryOf = (groups: readonly (readonly Sample[])[], nodeId: string, subnet: string): readonly Sample[] | undefined =>
-      groups.find((g) => g[0]?.name === 'avax_validator_active' && g[0].labels.node_id === nodeId && g[0].labels.subnet === subnet && g.length > 1);
+    const entryOf = (groups: readonly SampleGroup[], nodeId: string, subnet: string): SampleGroup | undefined =>
+      groups.find((g) => {
+        const s = samplesOf(g);
+        return s[0]?.name === 'avax_validator_active' && s[0].labels.node_id === nodeId && s[0].labels.subnet === subnet && s.length > 1;
+      });
     expect(entryOf(groups2, 'NodeID-A', PRIMARY_NETWORK_ID)).toBe(entryOf(groups1, 'NodeID-A', PRIMARY_NETWORK_ID));
     expect(entryOf(groups2, 'NodeID-L', L1)).toBe(entryOf(groups1, 'NodeID-L', L1));
     expect(entryOf(groups2, 'NodeID-B', PRIMARY_NETWORK_ID)).not.toBe(entryOf(groups1, 'NodeID-B', PRIMARY_NETWORK_ID));
     // The budgets move with the clock: a new group each round.
     expect(groups2.at(-1)).not.toBe(groups1.at(-1));
-    expect(groups2.at(-1)?.[0]?.value).not.toBe(groups1.at(-1)?.[0]?.value);
+    expect(samplesOf(groups2.at(-1) ?? [])[0]?.value).not.toBe(samplesOf(groups1.at(-1) ?? [])[0]?.value);
   });
 });

@@ -1,4 +1,4 @@
-import type { Sample } from '../../../metrics/metric-defs.js';
+import type { MadeSamples, Sample, SampleGroup } from '../../../metrics/metric-defs.js';
 import type { ValidatorRecord, ValidatorsValue } from './value.js';
 import { PRIMARY_NETWORK_ID } from '../../../domain/ids.js';
 import { balanceRunwaySeconds, downtimeBudgetSeconds, firstOfEach, isInactiveL1, rewardUptimeThreshold } from '../../../domain/rules.js';
@@ -6,29 +6,37 @@ import { navaxToAvax } from '../../../http/wire.js';
 import { bit, sample } from '../../sample.js';
 import { collectValidationLookups } from './validation-lookup-collect.js';
 
-/** One entry's series but the downtime budget, and what they were made from. */
+/** One entry's series but the downtime budget, as a group that makes them, and what they are made from. */
 interface EntrySamples {
   node: string;
   subnet: string;
   price: number | undefined;
   upgradeTime: number | undefined;
-  labels: Record<string, string>;
   threshold: number;
-  samples: readonly Sample[];
+  group: MadeSamples;
 }
 
 /**
- * The series of each record made last, by record: a record the source kept
- * from the previous round (its entry did not change) gives the same sample
- * objects again, whose lines the renderer has already written. Goes with its
+ * The group of each record made last, by record: a record the source kept
+ * from the previous round (its entry did not change) gives the same group
+ * again, whose lines the renderer has already written. The group keeps the
+ * record, not its samples: the renderer asks for them once. Goes with its
  * record.
  */
 const madeFor = new WeakMap<ValidatorRecord, EntrySamples>();
 
-/** A validator entry's series, the downtime budget aside (it moves with `observedAt`). Pure but for the memo. */
+/** A validator entry's series as a group, the downtime budget aside (it moves with `observedAt`). Pure but for the memo. */
 function entrySamples(val: ValidatorRecord, node: string, subnet: string, price: number | undefined, upgradeTime: number | undefined): EntrySamples {
   const hit = madeFor.get(val);
   if (hit && hit.node === node && hit.subnet === subnet && hit.price === price && hit.upgradeTime === upgradeTime) return hit;
+  const threshold = rewardUptimeThreshold(val.startTime, upgradeTime);
+  const made: EntrySamples = { node, subnet, price, upgradeTime, threshold, group: { make: () => entrySeries(val, node, subnet, price, threshold) } };
+  madeFor.set(val, made);
+  return made;
+}
+
+/** A validator entry's series, the downtime budget aside. Pure. */
+function entrySeries(val: ValidatorRecord, node: string, subnet: string, price: number | undefined, threshold: number): Sample[] {
   const out: Sample[] = [];
   const labels = { node, node_id: val.nodeId, subnet };
   // An L1 validator whose fee balance ran out stays in the set but is
@@ -43,7 +51,6 @@ function entrySamples(val: ValidatorRecord, node: string, subnet: string, price:
   if (val.delegatorWeight !== undefined) out.push(sample('avax_validator_delegator_weight_avax', labels, navaxToAvax(val.delegatorWeight)));
   if (val.delegatorCount !== undefined) out.push(sample('avax_validator_delegators', labels, val.delegatorCount));
   if (val.delegationFeeRatio !== undefined) out.push(sample('avax_validator_delegation_fee_ratio', labels, val.delegationFeeRatio));
-  const threshold = rewardUptimeThreshold(val.startTime, upgradeTime);
   if (subnet === PRIMARY_NETWORK_ID) {
     // endTime is the end of the current cycle only: an auto-renewed
     // validation with a next period goes on (ACP-236 style, Helicon).
@@ -60,15 +67,13 @@ function entrySamples(val: ValidatorRecord, node: string, subnet: string, price:
     const runway = balanceRunwaySeconds(val.balance, price);
     if (runway !== undefined) out.push(sample('avax_l1_validator_balance_runway_seconds', l1, runway));
   }
-  const made: EntrySamples = { node, subnet, price, upgradeTime, labels, threshold, samples: out };
-  madeFor.set(val, made);
-  return made;
+  return out;
 }
 
 /** Where the walk over a value puts its samples. */
 interface Sink {
-  /** An entry's series but its budget: the same array while the entry is unchanged. */
-  entry(samples: readonly Sample[]): void;
+  /** An entry's series but its budget: the same group while the entry is unchanged. */
+  entry(group: MadeSamples): void;
   /** An entry's downtime budget (comes right after its entry's series). */
   budget(s: Sample): void;
   /** Any other series. */
@@ -83,8 +88,8 @@ interface Sink {
 export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
   const out: Sample[] = [];
   walkValidators(v, node, {
-    entry: (samples) => {
-      for (const x of samples) out.push(x);
+    entry: (group) => {
+      for (const x of group.make()) out.push(x);
     },
     budget: (s) => out.push(s),
     other: (s) => out.push(s),
@@ -94,29 +99,39 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
 
 /**
  * collectValidators' samples in groups: each entry's series (but its
- * budget) are a group of their own, the same array while the entry is
+ * budget) are a group of their own, the same group object while the entry is
  * unchanged, so the exposition writes an unchanged validator's lines from
  * what it rendered before; the budgets, which move every round, are one
- * group at the end. Rendered per metric in group order, this is the same
+ * group at the end. The entries' and the budgets' groups make their samples
+ * when the renderer asks, so that a mainnet set's are not kept besides its
+ * lines. Rendered per metric in group order, this is the same
  * text as the flat list: the budget metric has no series in any other
  * group, and the other series keep their order.
  */
-export function collectValidatorGroups(v: ValidatorsValue, node: string): (readonly Sample[])[] {
-  const groups: (readonly Sample[])[] = [];
+export function collectValidatorGroups(v: ValidatorsValue, node: string): SampleGroup[] {
+  const groups: SampleGroup[] = [];
   let loose: Sample[] = [];
-  const budgets: Sample[] = [];
+  let budgets = 0;
   walkValidators(v, node, {
-    entry: (samples) => {
+    entry: (group) => {
       if (loose.length > 0) groups.push(loose);
       loose = [];
-      groups.push(samples);
+      groups.push(group);
     },
-    budget: (s) => budgets.push(s),
+    budget: () => budgets++,
     other: (s) => loose.push(s),
   });
   if (loose.length > 0) groups.push(loose);
-  if (budgets.length > 0) groups.push(budgets);
+  // Made again when the renderer asks, from the value (which the state keeps anyway), so that nothing keeps them.
+  if (budgets > 0) groups.push({ make: () => budgetSamples(v, node) });
   return groups;
+}
+
+/** The downtime budgets of a validators value, in collectValidators' order. Pure. */
+function budgetSamples(v: ValidatorsValue, node: string): Sample[] {
+  const out: Sample[] = [];
+  walkValidators(v, node, { entry: () => undefined, budget: (s) => out.push(s), other: () => undefined });
+  return out;
 }
 
 /** Walks a validators value's series in the exposition's order, into `sink`. */
@@ -130,11 +145,11 @@ function walkValidators(v: ValidatorsValue, node: string, sink: Sink): void {
     for (const val of firstOfEach(s.validators, (x) => x.nodeId)) {
       present.add(val.nodeId);
       const kept = entrySamples(val, node, s.subnetId, price, v.rewardUptimeUpgradeTime);
-      sink.entry(kept.samples);
+      sink.entry(kept.group);
       if (primary && v.observedAt !== undefined) {
         // The budget is the one series that moves with the clock: made anew each round, after the entry's others.
         const budget = downtimeBudgetSeconds(val, kept.threshold, v.observedAt);
-        if (budget !== undefined) sink.budget(sample('avax_validator_downtime_budget_seconds', kept.labels, budget));
+        if (budget !== undefined) sink.budget(sample('avax_validator_downtime_budget_seconds', { node, node_id: val.nodeId, subnet: s.subnetId }, budget));
       }
     }
     sink.other(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));
