@@ -48,13 +48,14 @@ LABEL org.opencontainers.image.title="avax-exporter" \
 # Memory settings, measured in docs/performance.md and explained in
 # test/tools/bench/runtime-env.ts (the benchmark runs the daemon with the same):
 # MALLOC_ARENA_MAX: at most two glibc malloc arenas, so the threads that gzip and
-# parse do not each keep one. MALLOC_MMAP_THRESHOLD_: buffers from 128 KiB on are
-# returned to the system when freed instead of fragmenting the arena.
+# parse do not each keep one. MALLOC_MMAP_THRESHOLD_: buffers from 32 KiB on (socket
+# reads, compiler zones, zlib states) are returned to the system when freed instead
+# of fragmenting the arena.
 # NODE_OPTIONS: a 2 x 8 MB young generation (V8's default is 2 x 16 MB) for the
 # same GC time per poll round. Set NODE_OPTIONS yourself to replace it.
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
-    MALLOC_MMAP_THRESHOLD_=131072 \
+    MALLOC_MMAP_THRESHOLD_=32768 \
     NODE_OPTIONS=--max-semi-space-size=8 \
     AVAX_EXPORTER_WEB_LISTEN_ADDRESS=:9785 \
     AVAX_EXPORTER_REVISION=${REVISION}
