@@ -203,14 +203,18 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
     (bodies[m] as string[]).push(body);
     lines[m] += `${s.name}${body} ${formatValue(s.value)}\n`;
   }
-  const parts: MetricPart[] = [];
-  const present: number[] = [];
+  // Sized exactly, not grown by push (which leaves room for 17): a group is kept for as long as its source value, a fleet's by the thousand.
+  let count = 0;
+  for (let m = 0; m < lines.length; m++) if (lines[m] !== undefined) count++;
+  const parts = new Array<MetricPart>(count);
+  const present = new Array<number>(count);
+  let k = 0;
   for (let m = 0; m < lines.length; m++) {
     const l = lines[m];
     if (l === undefined) continue;
     const b = bodies[m] as string[];
     const key = keys[m];
-    parts.push({
+    parts[k] = {
       text: l,
       bodies: b,
       series: b.length,
@@ -220,8 +224,8 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
       paired: 0,
       cut: cutAfter(),
       block: undefined,
-    });
-    present.push(m);
+    };
+    present[k++] = m;
   }
   return { parts, present, rejected, duplicates };
 }
