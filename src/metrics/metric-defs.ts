@@ -785,8 +785,8 @@ export interface MadeSamples {
  * formatted nor compressed again. A group is its samples, or a
  * {@link MadeSamples} that makes them when a renderer first needs them, so
  * that nothing keeps them once their lines are formatted: a fleet's or a
- * validator set's series are then kept as text alone (about a third of a
- * fleet node's memory). Never edited once returned.
+ * validator set's series are then kept as text alone (a quarter of a fleet
+ * node's live heap was its samples). Never edited once returned.
  */
 export type SampleGroup = readonly Sample[] | MadeSamples;
 

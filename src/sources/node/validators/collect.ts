@@ -74,8 +74,8 @@ function entrySeries(val: ValidatorRecord, node: string, subnet: string, price: 
 interface Sink {
   /** An entry's series but its budget: the same group while the entry is unchanged. */
   entry(group: MadeSamples): void;
-  /** An entry's downtime budget (comes right after its entry's series). */
-  budget(s: Sample): void;
+  /** An entry's downtime budget in seconds (comes right after its entry's series). */
+  budget(nodeId: string, subnet: string, seconds: number): void;
   /** Any other series. */
   other(s: Sample): void;
 }
@@ -91,7 +91,7 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
     entry: (group) => {
       for (const x of group.make()) out.push(x);
     },
-    budget: (s) => out.push(s),
+    budget: (nodeId, subnet, seconds) => out.push(budgetSample(node, nodeId, subnet, seconds)),
     other: (s) => out.push(s),
   });
   return out;
@@ -111,27 +111,33 @@ export function collectValidators(v: ValidatorsValue, node: string): Sample[] {
 export function collectValidatorGroups(v: ValidatorsValue, node: string): SampleGroup[] {
   const groups: SampleGroup[] = [];
   let loose: Sample[] = [];
-  let budgets = 0;
+  // The budgets' figures, not their samples: made into samples when the renderer asks, so that nothing keeps those.
+  const budgets = { nodeIds: [] as string[], subnets: [] as string[], seconds: [] as number[] };
   walkValidators(v, node, {
     entry: (group) => {
       if (loose.length > 0) groups.push(loose);
       loose = [];
       groups.push(group);
     },
-    budget: () => budgets++,
+    budget: (nodeId, subnet, seconds) => {
+      budgets.nodeIds.push(nodeId);
+      budgets.subnets.push(subnet);
+      budgets.seconds.push(seconds);
+    },
     other: (s) => loose.push(s),
   });
   if (loose.length > 0) groups.push(loose);
-  // Made again when the renderer asks, from the value (which the state keeps anyway), so that nothing keeps them.
-  if (budgets > 0) groups.push({ make: () => budgetSamples(v, node) });
+  if (budgets.seconds.length > 0) {
+    groups.push({
+      make: () => budgets.seconds.map((seconds, i) => budgetSample(node, budgets.nodeIds[i] as string, budgets.subnets[i] as string, seconds)),
+    });
+  }
   return groups;
 }
 
-/** The downtime budgets of a validators value, in collectValidators' order. Pure. */
-function budgetSamples(v: ValidatorsValue, node: string): Sample[] {
-  const out: Sample[] = [];
-  walkValidators(v, node, { entry: () => undefined, budget: (s) => out.push(s), other: () => undefined });
-  return out;
+/** An entry's downtime budget series. */
+function budgetSample(node: string, nodeId: string, subnet: string, seconds: number): Sample {
+  return sample('avax_validator_downtime_budget_seconds', { node, node_id: nodeId, subnet }, seconds);
 }
 
 /** Walks a validators value's series in the exposition's order, into `sink`. */
@@ -149,7 +155,7 @@ function walkValidators(v: ValidatorsValue, node: string, sink: Sink): void {
       if (primary && v.observedAt !== undefined) {
         // The budget is the one series that moves with the clock: made anew each round, after the entry's others.
         const budget = downtimeBudgetSeconds(val, kept.threshold, v.observedAt);
-        if (budget !== undefined) sink.budget(sample('avax_validator_downtime_budget_seconds', { node, node_id: val.nodeId, subnet: s.subnetId }, budget));
+        if (budget !== undefined) sink.budget(val.nodeId, s.subnetId, budget);
       }
     }
     sink.other(sample('avax_exporter_validators_omitted', { node, subnet: s.subnetId }, s.omitted));
