@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Poller } from './scheduler.js';
+import { Poller, SPREAD_STEP } from './scheduler.js';
 import { StateStore } from './state/store.js';
 import type { BaseContext, SourceDef } from './sources/source.js';
 
@@ -63,5 +63,57 @@ describe('a source asked less often than every round', () => {
     const late = pollerWith(0.75);
     await late.runRounds(13);
     expect(late.asked).toEqual([0, 1, 5, 9]);
+  });
+});
+
+describe('a poller started with a phase', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** The start times of a poller's rounds over `rounds` intervals, started after `delayMs` with `phase`, on a fake clock. */
+  async function roundStarts(delayMs: number, phase: number, rounds: number): Promise<number[]> {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const t0 = Date.now();
+    const starts: number[] = [];
+    const every: SourceDef<number, BaseContext> = {
+      name: 'every',
+      poll: () => {
+        starts.push(Date.now() - t0);
+        return Promise.resolve(1);
+      },
+      collect: () => [],
+    };
+    const poller = new Poller<BaseContext>({
+      name: 'n',
+      intervalMs: INTERVAL,
+      timeoutMs: 1_000,
+      jitter: 0,
+      sources: [every],
+      makeContext: (deadline, r) => ({ deadline, round: r }),
+      store: new StateStore(),
+      onRound: () => {},
+    });
+    poller.start(delayMs, phase);
+    await vi.advanceTimersByTimeAsync(delayMs + (rounds - 1) * INTERVAL + 10 * INTERVAL * SPREAD_STEP + 1);
+    await poller.stop();
+    return starts.slice(0, rounds);
+  }
+
+  it('moves its rounds to that point of the interval, by at most SPREAD_STEP of it per round', async () => {
+    // The 900th of 1,000 pollers: its first round 6.75 s in (half an interval's spread), its place 13.5 s in.
+    const starts = await roundStarts(6_750, 0.9, 8);
+    const step = SPREAD_STEP * INTERVAL;
+    expect(step).toBe(3_750);
+    expect(starts[0]).toBe(6_750);
+    const gaps = starts.slice(1).map((t, i) => t - (starts[i] as number));
+    // 6.75 s to move: a whole step, then the 3 s left, then every interval.
+    expect(gaps).toEqual([INTERVAL + step, INTERVAL + 3_000, ...Array<number>(5).fill(INTERVAL)]);
+    expect((starts.at(-1) as number) % INTERVAL).toBe(13_500);
+  });
+
+  it('keeps its interval when the first round is in its place already', async () => {
+    const starts = await roundStarts(0, 0, 6);
+    expect(starts).toEqual([0, 1, 2, 3, 4, 5].map((i) => i * INTERVAL));
   });
 });
