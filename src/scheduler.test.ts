@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Poller, SPREAD_STEP } from './scheduler.js';
+import { Poller, SPREAD_STEP, START_SPACING_MS, startSpread, type PollerHandle } from './scheduler.js';
 import { StateStore } from './state/store.js';
 import type { BaseContext, SourceDef } from './sources/source.js';
 
@@ -71,8 +71,8 @@ describe('a poller started with a phase', () => {
     vi.useRealTimers();
   });
 
-  /** The start times of a poller's rounds over `rounds` intervals, started after `delayMs` with `phase`, on a fake clock. */
-  async function roundStarts(delayMs: number, phase: number, rounds: number): Promise<number[]> {
+  /** The start times of a poller's rounds over `rounds` intervals, started after `delayMs` with `phase` (and `settle`), on a fake clock. */
+  async function roundStarts(delayMs: number, phase: number, rounds: number, settle = true): Promise<number[]> {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const t0 = Date.now();
     const starts: number[] = [];
@@ -94,26 +94,62 @@ describe('a poller started with a phase', () => {
       store: new StateStore(),
       onRound: () => {},
     });
-    poller.start(delayMs, phase);
+    poller.start(delayMs, phase, settle);
     await vi.advanceTimersByTimeAsync(delayMs + (rounds - 1) * INTERVAL + 10 * INTERVAL * SPREAD_STEP + 1);
     await poller.stop();
     return starts.slice(0, rounds);
   }
 
-  it('moves its rounds to that point of the interval, by at most SPREAD_STEP of it per round', async () => {
+  /** The gaps between consecutive starts. */
+  const gapsOf = (starts: readonly number[]) => starts.slice(1).map((t, i) => t - (starts[i] as number));
+
+  it('settling, moves its rounds to that point of the interval in one step when it can', async () => {
     // The 900th of 1,000 pollers: its first round 6.75 s in (half an interval's spread), its place 13.5 s in.
-    const starts = await roundStarts(6_750, 0.9, 8);
-    const step = SPREAD_STEP * INTERVAL;
-    expect(step).toBe(3_750);
+    const starts = await roundStarts(6_750, 0.9, 6);
+    expect(SPREAD_STEP * INTERVAL).toBe(7_500);
     expect(starts[0]).toBe(6_750);
-    const gaps = starts.slice(1).map((t, i) => t - (starts[i] as number));
-    // 6.75 s to move: a whole step, then the 3 s left, then every interval.
-    expect(gaps).toEqual([INTERVAL + step, INTERVAL + 3_000, ...Array<number>(5).fill(INTERVAL)]);
+    expect(gapsOf(starts)).toEqual([INTERVAL + 6_750, ...Array<number>(4).fill(INTERVAL)]);
     expect((starts.at(-1) as number) % INTERVAL).toBe(13_500);
   });
 
-  it('keeps its interval when the first round is in its place already', async () => {
-    const starts = await roundStarts(0, 0, 6);
-    expect(starts).toEqual([0, 1, 2, 3, 4, 5].map((i) => i * INTERVAL));
+  it('settling, moves by at most SPREAD_STEP of the interval per round', async () => {
+    // Started at once, its place 13.5 s in: a whole step (7.5 s), then the 6 s left.
+    const starts = await roundStarts(0, 0.9, 7);
+    expect(gapsOf(starts)).toEqual([INTERVAL + 7_500, INTERVAL + 6_000, ...Array<number>(4).fill(INTERVAL)]);
+    expect((starts.at(-1) as number) % INTERVAL).toBe(13_500);
+  });
+
+  it('keeps its interval when the first round is in its place already, or when not settling', async () => {
+    expect(await roundStarts(0, 0, 6)).toEqual([0, 1, 2, 3, 4, 5].map((i) => i * INTERVAL));
+    expect(await roundStarts(250, 0.5, 6, false)).toEqual([0, 1, 2, 3, 4, 5].map((i) => 250 + i * INTERVAL));
+  });
+});
+
+describe('startSpread', () => {
+  /** How startSpread starts n pollers at INTERVAL: each one's arguments. */
+  function startsOf(n: number): { delayMs: number; phase: number; settle: boolean }[] {
+    const calls: { delayMs: number; phase: number; settle: boolean }[] = [];
+    const pollers: PollerHandle[] = Array.from({ length: n }, (_, i) => ({
+      name: `n${i}`,
+      completedRounds: 0,
+      start: (delayMs = 0, phase = 0, settle = false) => void calls.push({ delayMs, phase, settle }),
+      stop: () => Promise.resolve(),
+    }));
+    startSpread(pollers, INTERVAL);
+    return calls;
+  }
+
+  it('starts a small fleet START_SPACING_MS apart and leaves its rounds there', () => {
+    const calls = startsOf(50);
+    expect(calls.map((c) => c.delayMs)).toEqual(calls.map((_, i) => i * START_SPACING_MS));
+    expect(calls.map((c) => c.phase)).toEqual(calls.map((_, i) => i / 50));
+    expect(calls.every((c) => !c.settle)).toBe(true);
+  });
+
+  it('starts a fleet that fills half the interval within that half, then settles it over the whole interval', () => {
+    const calls = startsOf(1_000);
+    expect(Math.max(...calls.map((c) => c.delayMs))).toBe(INTERVAL / 2);
+    expect(calls.map((c) => c.phase)).toEqual(calls.map((_, i) => i / 1_000));
+    expect(calls.every((c) => c.settle)).toBe(true);
   });
 });

@@ -90,9 +90,10 @@ export interface PollerHandle {
   /**
    * Starts polling, the first round after `delayMs` (default at once).
    * `phase` (0 to 1, default 0) is where in their interval this poller's
-   * sources asked less often than every round fall (see startSpread).
+   * sources asked less often than every round fall, and with `settle` where
+   * its later rounds move to (see startSpread).
    */
-  start(delayMs?: number, phase?: number): void;
+  start(delayMs?: number, phase?: number, settle?: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -126,16 +127,16 @@ export class Poller<C extends BaseContext = PollContext, S extends SourceDef<unk
 
   /**
    * Starts polling: the first round after `delayMs` (default at once), then
-   * every interval. With a `phase` p, the rounds move to p of the interval
-   * after the start, by at most SPREAD_STEP of the interval per round; and a
-   * source asked less often than
-   * every round is asked in the first round, then once more after (1 - p) of
-   * its interval, and every interval from there.
+   * every interval. With a `phase` p, a source asked less often than every
+   * round is asked in the first round, then once more after (1 - p) of its
+   * interval, and every interval from there; with `settle` too, the rounds
+   * move to p of the interval after the start, by at most SPREAD_STEP of the
+   * interval per round.
    */
-  start(delayMs = 0, phase = 0): void {
+  start(delayMs = 0, phase = 0, settle = false): void {
     this.#stopped = false;
     this.#phase = Math.min(Math.max(phase, 0), 1);
-    this.#shiftLeftMs = Math.max(0, this.#phase * this.opts.intervalMs - delayMs);
+    this.#shiftLeftMs = settle ? Math.max(0, this.#phase * this.opts.intervalMs - delayMs) : 0;
     this.#schedule(delayMs);
   }
 
@@ -299,12 +300,14 @@ export const START_SPACING_MS = 50;
 
 /**
  * The most a poller's round moves later than its interval to reach its
- * phase (Poller.start), as a fraction of the interval. A quarter: a 1,000-node
- * fleet is spread over the whole interval from its third round on, and the
- * longest gap between two rounds of a node (1.3 intervals with the jitter)
- * stays far inside a value's max age (3 intervals, config/max-age.ts).
+ * phase (Poller.start), as a fraction of the interval. Half: a fleet whose
+ * first rounds filled half an interval is spread over the whole of it from
+ * its second round on, and the longest gap between two rounds of a node (1.55
+ * intervals with the jitter) stays well inside a value's max age (3
+ * intervals, config/max-age.ts). A quarter left a 1,000-node fleet settling
+ * through the bench's first minute.
  */
-export const SPREAD_STEP = 0.25;
+export const SPREAD_STEP = 0.5;
 
 /**
  * Starts pollers one after the other rather than all at once: the i-th
@@ -316,20 +319,23 @@ export const SPREAD_STEP = 0.25;
  * its steady state. Spread, one node's round is mostly done before the next
  * begins, and the rounds stay spread afterwards, since each next round is
  * timed from its poller's previous one. The i-th of n pollers also gets the
- * phase i / n (see Poller.start): its rounds then move, a step each round,
- * to i / n of the interval, so that a fleet's rounds come evenly over the
- * whole interval rather than all in its first half (or its first few
- * seconds: 50 nodes start within 2.5 s) at twice the rate. At 1,000 nodes a
- * loop saturated for half of every interval left a change on /metrics up to
- * 2.4-4.8 s late and scrapes 0.2-0.4 s (p99); spread, 0.8-1.0 s and
- * 0.12-0.13 s. The phase also spreads the sources asked once a minute
+ * phase i / n (see Poller.start). When the fleet is large enough that its
+ * first rounds fill half the interval (closer than START_SPACING_MS), the
+ * rounds then move, a step each round, to i / n of the interval, so that
+ * they come evenly over the whole interval rather than all in its first half
+ * at twice the rate: at 1,000 nodes a loop saturated for half of every
+ * interval left a change on /metrics up to 2.4-4.8 s late and scrapes
+ * 0.2-0.4 s (p99); spread, 0.8-1.0 s and 0.03-0.13 s. A smaller fleet's rounds,
+ * START_SPACING_MS apart, are over before the next begins, and keep their
+ * interval. The phase also spreads the sources asked once a minute
  * (info.peers) over the minute, not all in the same few seconds: 1,000
  * nodes' info.peers in one burst held 1.3 GB more RSS and left scrapes and
  * renders seconds late.
  */
 export function startSpread(pollers: readonly PollerHandle[], intervalMs: number): void {
   const spacing = pollers.length > 1 ? Math.min(START_SPACING_MS, intervalMs / 2 / (pollers.length - 1)) : 0;
-  pollers.forEach((p, i) => p.start(Math.round(i * spacing), i / pollers.length));
+  const crammed = spacing < START_SPACING_MS;
+  pollers.forEach((p, i) => p.start(Math.round(i * spacing), i / pollers.length, crammed));
 }
 
 /** A poller for one AvalancheGo node, with the facts it learned about the node. */

@@ -197,7 +197,7 @@ export const SETTINGS = {
       flag: 'poll.interval',
       default: w(D.DEFAULT_POLL_INTERVAL_MS),
       describe: 'Time between two polls of a node',
-      docs: "time between two rounds of a node (with ±5 % jitter; rounds never overlap). Nodes started together begin their first rounds 50 ms apart (closer for a fleet, so all begin within half an interval), so a fleet never holds every node's answers in memory at once; their later rounds move, up to a quarter of an interval at a time, until they come evenly over the whole interval",
+      docs: "time between two rounds of a node (with ±5 % jitter; rounds never overlap). Nodes started together begin their first rounds 50 ms apart (closer for a fleet, so all begin within half an interval), so a fleet never holds every node's answers in memory at once; a fleet that fills that half moves its later rounds, up to half an interval at a time, until they come evenly over the whole interval",
     }),
     timeout: leaf(positiveDuration, {
       kind: 'duration',
