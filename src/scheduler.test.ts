@@ -6,30 +6,40 @@ import type { BaseContext, SourceDef } from './sources/source.js';
 const INTERVAL = 15_000;
 const MINUTE = 60_000;
 
-/** A poller of two sources, one asked every round and one at most once a minute, whose rounds the test runs by hand on a fake clock. */
-function pollerWith(phase: number) {
-  const asked: number[] = [];
-  let round = 0;
-  const every: SourceDef<number, BaseContext> = { name: 'every', poll: () => Promise.resolve(1), collect: () => [] };
-  const slow: SourceDef<number, BaseContext> = {
-    name: 'slow',
+/** A source that calls `onAsk` each time it is asked. */
+function recording(name: string, onAsk: () => void): SourceDef<number, BaseContext> {
+  return {
+    name,
     poll: () => {
-      asked.push(round);
+      onAsk();
       return Promise.resolve(1);
     },
     collect: () => [],
   };
-  const poller = new Poller<BaseContext>({
+}
+
+/** A poller at INTERVAL, without jitter, of `sources`. */
+function pollerOf(sources: SourceDef<number, BaseContext>[], minIntervalMs?: ReadonlyMap<string, number>): Poller<BaseContext> {
+  return new Poller<BaseContext>({
     name: 'n',
     intervalMs: INTERVAL,
     timeoutMs: 1_000,
     jitter: 0,
-    sources: [every, slow],
+    sources,
     makeContext: (deadline, r) => ({ deadline, round: r }),
     store: new StateStore(),
     onRound: () => {},
-    minIntervalMs: new Map([['slow', MINUTE]]),
+    ...(minIntervalMs ? { minIntervalMs } : {}),
   });
+}
+
+/** A poller of two sources, one asked every round and one at most once a minute, whose rounds the test runs by hand on a fake clock. */
+function pollerWith(phase: number) {
+  const asked: number[] = [];
+  let round = 0;
+  const every = recording('every', () => {});
+  const slow = recording('slow', () => asked.push(round));
+  const poller = pollerOf([every, slow], new Map([['slow', MINUTE]]));
   // Started far in the future and stopped at once: the phase is set, the rounds are the test's.
   poller.start(3_600_000, phase);
   void poller.stop();
@@ -76,24 +86,7 @@ describe('a poller started with a phase', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const t0 = Date.now();
     const starts: number[] = [];
-    const every: SourceDef<number, BaseContext> = {
-      name: 'every',
-      poll: () => {
-        starts.push(Date.now() - t0);
-        return Promise.resolve(1);
-      },
-      collect: () => [],
-    };
-    const poller = new Poller<BaseContext>({
-      name: 'n',
-      intervalMs: INTERVAL,
-      timeoutMs: 1_000,
-      jitter: 0,
-      sources: [every],
-      makeContext: (deadline, r) => ({ deadline, round: r }),
-      store: new StateStore(),
-      onRound: () => {},
-    });
+    const poller = pollerOf([recording('every', () => starts.push(Date.now() - t0))]);
     poller.start(delayMs, phase, settle);
     await vi.advanceTimersByTimeAsync(delayMs + (rounds - 1) * INTERVAL + 10 * INTERVAL * SPREAD_STEP + 1);
     await poller.stop();
