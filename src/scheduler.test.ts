@@ -137,6 +137,7 @@ describe('startSpread', () => {
     expect(calls.map((c) => c.delayMs)).toEqual(calls.map((_, i) => i * START_SPACING_MS));
     expect(calls.map((c) => c.phase)).toEqual(calls.map((_, i) => i / 50));
     expect(calls.every((c) => !c.settle)).toBe(true);
+    expect(startsOf(1)).toEqual([{ delayMs: 0, phase: 0, settle: false }]);
   });
 
   it('starts a fleet that fills half the interval within that half, then settles it over the whole interval', () => {

@@ -334,7 +334,8 @@ export const SPREAD_STEP = 0.5;
  */
 export function startSpread(pollers: readonly PollerHandle[], intervalMs: number): void {
   const spacing = pollers.length > 1 ? Math.min(START_SPACING_MS, intervalMs / 2 / (pollers.length - 1)) : 0;
-  const crammed = spacing < START_SPACING_MS;
+  // A lone poller is at its place already; only a fleet packed closer than START_SPACING_MS settles.
+  const crammed = pollers.length > 1 && spacing < START_SPACING_MS;
   pollers.forEach((p, i) => p.start(Math.round(i * spacing), i / pollers.length, crammed));
 }
 
