@@ -220,46 +220,58 @@ export async function segmentsOf(pieces: readonly Piece[], slicer: TimeSlicer): 
   const out: GzipSegment[] = [];
   let run: string[] = [];
   let runLength = 0;
-  const flushRun = async (): Promise<void> => {
-    if (run.length === 0) return;
-    const seg = sealTexts(run);
+  // The helpers are synchronous and give a promise only when a yield is due
+  // (TimeSlicer): an async helper awaited per piece made a promise per piece
+  // of every render.
+  const flushRun = (): Promise<void> | undefined => {
+    if (run.length === 0) return undefined;
+    out.push(sealTexts(run));
     run = [];
     runLength = 0;
-    out.push(seg);
-    await slicer.check();
+    return slicer.check();
   };
-  const addToRun = async (text: string): Promise<void> => {
+  const addToRun = (text: string): Promise<void> | undefined => {
     run.push(text);
     runLength += text.length;
     // A render from nothing is all text: compressed a run at a time, so no one compression holds the loop for long.
-    if (runLength >= MAX_RUN) await flushRun();
+    return runLength >= MAX_RUN ? flushRun() : undefined;
   };
+  let pause: Promise<void> | undefined;
   for (let i = 0; i < pieces.length; i++) {
     const p = pieces[i] as Piece;
     if (typeof p === 'string') {
-      await addToRun(p);
+      pause = addToRun(p);
     } else if ('parts' in p) {
       if (!sealable(p)) {
-        for (const part of p.parts) await addToRun(part.text);
+        for (const part of p.parts) {
+          pause = addToRun(part.text);
+          if (pause) await pause;
+        }
         continue;
       }
-      await flushRun();
+      pause = flushRun();
+      if (pause) await pause;
       if (p.sealed === undefined) {
         p.sealed = p.bytes ? sealSegment(p.bytes) : sealTexts(p.parts.map((part) => part.text));
         out.push(p.sealed);
-        await slicer.check();
+        pause = slicer.check();
       } else {
         out.push(p.sealed);
+        pause = undefined;
       }
     } else if (sealable(pieces[i + 1])) {
       // A metric's HELP and TYPE before a kept block: kept too.
-      await flushRun();
+      pause = flushRun();
+      if (pause) await pause;
       out.push(p.sealed);
+      pause = undefined;
     } else {
-      await addToRun(p.text);
+      pause = addToRun(p.text);
     }
+    if (pause) await pause;
   }
-  await flushRun();
+  pause = flushRun();
+  if (pause) await pause;
   return out;
 }
 

@@ -163,7 +163,8 @@ async function formatGroup(contract: Contract, samples: readonly Sample[], escap
   let rejected = 0;
   let duplicates = 0;
   for (let i = 0; i < samples.length; i++) {
-    await slicer.step();
+    const pause = slicer.step();
+    if (pause) await pause;
     const s = samples[i] as Sample;
     const m = contract.index.get(s.name);
     if (m === undefined) {
