@@ -5,6 +5,8 @@ import { JsonRpcClient } from './json-rpc.js';
 import { HttpTransport } from './transport.js';
 import { FakeNode } from '../../test/fakes/fake-node.js';
 import { createPrng, generateValidators } from '../../test/fakes/fake-data.js';
+import { randomJsonValue } from '../../test/helpers/random-json.js';
+import { failure } from '../../test/helpers/upstream.js';
 
 const pause = () => Promise.resolve();
 
@@ -23,30 +25,12 @@ async function itemsOf(text: string, path: string[]): Promise<unknown[] | undefi
   return out;
 }
 
-const KEYS = ['', 'plain', 'br[ack]{et}', 'co,mma:colon', 'ünï ✓ 𝄞', 'tab\tnl\n'];
-
-/** A random JSON value with awkward strings (escapes, quotes, brackets, multi-byte UTF-8). */
-function randomValue(rng: () => number, depth: number): unknown {
-  const r = rng();
-  const strings = ['', 'plain', 'q"uote', 'back\\slash', 'br[ack]{et}', 'co,mma:colon', 'ünï ✓ 𝄞', '\\"', 'tab\tnl\n', '\\\\'];
-  if (depth > 3 || r < 0.3) return strings[Math.floor(rng() * strings.length)];
-  if (r < 0.45) return Math.floor(rng() * 1e6) / 100;
-  if (r < 0.5) return [true, false, null][Math.floor(rng() * 3)];
-  if (r < 0.75) return Array.from({ length: Math.floor(rng() * 4) }, () => randomValue(rng, depth + 1));
-  const o: Record<string, unknown> = {};
-  // Keys without backslashes: Node 24's JSON.parse (V8 13.6) misreads an escaped key that follows an
-  // escaped string value of the same length (JSON.parse('["\\\\\\\\",{"\\\\\\"":2}]') gives the key `\\\\`,
-  // not `\\"`), which this test would report as ours. Values keep every escape.
-  for (let i = 0; i < Math.floor(rng() * 4); i++) o[KEYS[Math.floor(rng() * KEYS.length)] as string] = randomValue(rng, depth + 1);
-  return o;
-}
-
 describe('splitJsonArray', () => {
   it('finds the items of the array at the path, whatever they contain', async () => {
     const rng = createPrng(7);
     for (let round = 0; round < 300; round++) {
-      const items = Array.from({ length: Math.floor(rng() * 6) }, () => randomValue(rng, 0));
-      const doc = { jsonrpc: '2.0', result: { before: randomValue(rng, 1), validators: items, after: [randomValue(rng, 1)] }, id: 1 };
+      const items = Array.from({ length: Math.floor(rng() * 6) }, () => randomJsonValue(rng, 0));
+      const doc = { jsonrpc: '2.0', result: { before: randomJsonValue(rng, 1), validators: items, after: [randomJsonValue(rng, 1)] }, id: 1 };
       const pretty = rng() < 0.5;
       expect(await itemsOf(JSON.stringify(doc, null, pretty ? 2 : undefined), ['result', 'validators'])).toEqual(items);
     }
@@ -123,6 +107,35 @@ describe('JsonRpcClient.callArray and the round memo', () => {
       });
       node.setFault('info.peers', { kind: 'result', json: '{"numPeers":2,"peers":[]}' });
       await expect(rpc.callWithArray('/ext/info', 'info.peers', {}, spec, deadline)).rejects.toThrow(/numPeers/);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('takes the items a bytes reader reads as it reads them, and words a body that is not JSON as without the reader', async () => {
+    const node = await FakeNode.start();
+    try {
+      const rpc = new JsonRpcClient(new HttpTransport({}), node.url);
+      const deadline = () => ({ signal: new AbortController().signal, at: Date.now() + 10_000 });
+      const item = z.object({ nodeID: z.string() });
+      let asked = 0;
+      // Reads the items whose bytes are exactly {"nodeID":"<letters>"}; leaves the rest to the parse.
+      const fastBytes = (body: Buffer, s: number, e: number) => {
+        asked++;
+        const m = /^\{"nodeID":"([a-z]+)"\}$/.exec(body.toString('latin1', s, e));
+        return m ? { nodeID: `${m[1]}!` } : undefined;
+      };
+      const plain = { key: 'validators', item, splitMinBytes: 0 };
+      node.setFault('platform.getCurrentValidators', { kind: 'result', json: '{"validators":[{"nodeID":"a"}, {"nodeID" : "b"},{"nodeID":"c"}]}' });
+      const got = await rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', {}, { ...plain, fastBytes }, deadline());
+      expect(got.items).toEqual([{ nodeID: 'a!' }, { nodeID: 'b' }, { nodeID: 'c!' }]);
+      expect(asked).toBe(3);
+      // An item that is not JSON amid ones the reader takes: the same refusal, word for word, as without the reader.
+      node.setFault('platform.getCurrentValidators', { kind: 'result', json: '{"validators":[{"nodeID":"a"},{"nodeID":"b",},{"nodeID":"c"}]}' });
+      const without = await failure(rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', {}, plain, deadline()));
+      const withReader = await failure(rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', {}, { ...plain, fastBytes }, deadline()));
+      expect(without.message).toMatch(/not valid JSON/);
+      expect(withReader.message).toBe(without.message);
     } finally {
       await node.stop();
     }

@@ -74,6 +74,21 @@ function parseJsonText(text: string, what: string): unknown {
   }
 }
 
+/**
+ * The items of a batch that were neither known nor read from their bytes,
+ * parsed as one array. When they are not valid JSON, the error is the whole
+ * batch's (`whole()`), the message an answer got before any item was skipped.
+ */
+function parseMisses(misses: readonly string[], whole: () => string, what: string): unknown[] {
+  const text = `[${misses.join(',')}]`;
+  try {
+    return JSON.parse(text) as unknown[];
+  } catch {
+    parseJsonText(whole(), what);
+    return parseJsonText(text, what) as unknown[];
+  }
+}
+
 /** Throws the right {@link UpstreamError} for a non-2xx HTTP answer. */
 export function rejectHttpStatus(res: HttpResponse, what: string): never {
   const snippet = res.body.subarray(0, 160).toString('utf8').trim();
@@ -116,6 +131,14 @@ export interface ArraySpec<S extends z.ZodType, T extends z.ZodType, R> {
    * returns a value, undefined to leave the item to `item` and `map`.
    */
   fast?: (raw: unknown) => R | undefined;
+  /**
+   * A reader of an item's bytes tried before anything else in a split body:
+   * exactly what `fast` (or `map(item.parse(raw))`) gives for the item's
+   * parsed JSON when it returns a value, undefined to have the item parsed.
+   * It must refuse any bytes `JSON.parse` would (json-bytes.ts), so that an
+   * answer is refused, and worded, as it would be without it.
+   */
+  fastBytes?: (body: Buffer, start: number, end: number) => R | undefined;
   /** The result with the array emptied (default: not checked). */
   rest?: T;
   /** Bodies from this size on are split rather than parsed whole. Default SPLIT_MIN_BYTES. */
@@ -294,33 +317,40 @@ export class JsonRpcClient {
       if (start > 0 || split) await yieldToLoop();
       const end = Math.min(count, start + ITEM_BATCH);
       let batch: unknown[];
-      // Per item of the batch: its index in `batch`, or -1 when it is a known item, already in `out`.
+      // Per item of the batch: its index in `batch`, or -1 when it is already in `out` (a known item, or one read from its bytes).
       let at: number[] | undefined;
       let missKeys: string[] | undefined;
       if (split) {
         const from = split.spans[2 * start] as number;
         const to = split.spans[2 * end - 1] as number;
-        if (spec.known || spec.remember) {
+        if (spec.known || spec.remember || spec.fastBytes) {
+          const keyed = spec.known !== undefined || spec.remember !== undefined;
           const misses: string[] = [];
-          missKeys = [];
+          if (keyed) missKeys = [];
           at = [];
           for (let i = start; i < end; i++) {
             const s = split.spans[2 * i] as number;
             const e = split.spans[2 * i + 1] as number;
-            const key = body.toString('latin1', s, e);
+            const key = keyed ? body.toString('latin1', s, e) : '';
             const hit = spec.known?.get(key);
             if (hit) {
               out[i] = hit.item;
               spec.remember?.set(hit.key, hit);
               at.push(-1);
-            } else {
-              at.push(misses.length);
-              missKeys.push(key);
-              misses.push(body.toString('utf8', s, e));
+              continue;
             }
+            const read = spec.fastBytes?.(body, s, e);
+            if (read !== undefined) {
+              out[i] = read;
+              spec.remember?.set(key, { key, item: read });
+              at.push(-1);
+              continue;
+            }
+            at.push(misses.length);
+            missKeys?.push(key);
+            misses.push(body.toString('utf8', s, e));
           }
-          // The same message as a whole batch's when the items read anew are not valid JSON.
-          batch = misses.length === 0 ? [] : (parseJsonText(`[${misses.join(',')}]`, what) as unknown[]);
+          batch = misses.length === 0 ? [] : parseMisses(misses, () => `[${body.toString('utf8', from, to)}]`, what);
           if (batch.length !== misses.length) throw new UpstreamError('invalid_response', `${what}: body is not valid JSON (items ${start}..${end - 1})`);
         } else {
           // The items of a batch are contiguous in the body, separated by commas: one small JSON array.

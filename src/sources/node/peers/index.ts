@@ -6,7 +6,7 @@ import { nearestRank, weightedNearestRank } from '../../../domain/rules.js';
 import { compareNodeVersions, parseNodeVersion } from './node-version.js';
 import { OBSERVED_UPTIME_QUANTILES } from './collect.js';
 import { readStakeEntry } from '../validators/validator-entry.js';
-import { readPeerEntry } from './peer-entry.js';
+import { readPeerEntry, readPeerEntryBytes } from './peer-entry.js';
 import type { StakeMap, StakeAttempt, VersionStake, BenchedPeer, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
 export type { StakeAttempt, VersionStake, BenchedPeers, WatchedBenched, PeersValue } from './value.js';
 
@@ -205,7 +205,7 @@ export const peersSource = defineNodeSource<PeersValue>({
           '/ext/info',
           'info.peers',
           {},
-          { key: 'peers', item: peerSchema, rest: peersRest, fast: readPeerEntry, splitMinBytes: PEERS_SPLIT_MIN_BYTES },
+          { key: 'peers', item: peerSchema, rest: peersRest, fast: readPeerEntry, fastBytes: readPeerEntryBytes, splitMinBytes: PEERS_SPLIT_MIN_BYTES },
           ctx.deadline,
         )
         .then((r) => ({ numPeers: r.rest.numPeers, peers: r.items })),

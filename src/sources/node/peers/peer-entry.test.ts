@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { peerSchema } from './index.js';
-import { interned, readPeerEntry } from './peer-entry.js';
+import { interned, readPeerEntry, readPeerEntryBytes, type PeerEntryRead } from './peer-entry.js';
 import { createPrng, generatePeers } from '../../../../test/fakes/fake-data.js';
 
 /** The same keys in the same order, each with the same value (arrays by content, not identity). */
@@ -11,78 +11,129 @@ function sameEntry(a: object, b: object): boolean {
   return ka.every((k) => JSON.stringify((a as Record<string, unknown>)[k]) === JSON.stringify((b as Record<string, unknown>)[k]));
 }
 
+const ODD: unknown[] = [
+  undefined,
+  null,
+  '',
+  'x',
+  0,
+  -1,
+  1.5,
+  100,
+  101,
+  2 ** 53,
+  2 ** 60,
+  -0,
+  '0',
+  '100',
+  '101',
+  '0100',
+  ' 5',
+  '5 ',
+  '٣',
+  '1e2',
+  '99.5',
+  [],
+  ['P'],
+  ['P', 1],
+  [null],
+  {},
+  true,
+  1_700_000_000,
+];
+
+/** 200 entries as info.peers sends them (src/demo/rpc-info.ts peerWire: the percentage a decimal string, other keys zod ignores), each followed by 20 variants with one key removed or given an odd value. */
+function peerVariants(): { wire: Record<string, unknown>[]; variants: Record<string, unknown>[] } {
+  const rng = createPrng(27);
+  const wire: Record<string, unknown>[] = generatePeers(200, 3, []).map((p) => ({
+    ip: p.ip,
+    nodeID: p.nodeId,
+    version: p.version,
+    upgradeTime: p.upgradeTime,
+    lastSent: p.lastSent.toISOString(),
+    observedUptime: String(p.observedUptime),
+    trackedSubnets: p.trackedSubnets,
+    benched: [...p.benched],
+  }));
+  const keys = ['nodeID', 'version', 'benched', 'observedUptime', 'upgradeTime'];
+  const variants: Record<string, unknown>[] = [];
+  for (const base of wire) {
+    variants.push(base);
+    for (let n = 0; n < 20; n++) {
+      const v: Record<string, unknown> = { ...base };
+      const k = keys[Math.floor(rng() * keys.length)] as string;
+      if (rng() < 0.15) delete v[k];
+      else v[k] = ODD[Math.floor(rng() * ODD.length)];
+      variants.push(v);
+    }
+  }
+  return { wire, variants };
+}
+
 describe('readPeerEntry', () => {
   it('gives what zod gives for every entry it accepts (zod decides the rest)', () => {
-    const rng = createPrng(27);
-    // As info.peers sends them (src/demo/rpc-info.ts peerWire): the percentage a decimal string, other keys zod ignores.
-    const peers: Record<string, unknown>[] = generatePeers(200, 3, []).map((p) => ({
-      ip: p.ip,
-      nodeID: p.nodeId,
-      version: p.version,
-      upgradeTime: p.upgradeTime,
-      lastSent: p.lastSent.toISOString(),
-      observedUptime: String(p.observedUptime),
-      trackedSubnets: p.trackedSubnets,
-      benched: [...p.benched],
-    }));
-    const odd: unknown[] = [
-      undefined,
-      null,
-      '',
-      'x',
-      0,
-      -1,
-      1.5,
-      100,
-      101,
-      2 ** 53,
-      2 ** 60,
-      -0,
-      '0',
-      '100',
-      '101',
-      '0100',
-      ' 5',
-      '5 ',
-      '٣',
-      '1e2',
-      '99.5',
-      [],
-      ['P'],
-      ['P', 1],
-      [null],
-      {},
-      true,
-      1_700_000_000,
-    ];
-    const keys = ['nodeID', 'version', 'benched', 'observedUptime', 'upgradeTime'];
+    const { wire, variants } = peerVariants();
     let accepted = 0;
-    let checked = 0;
-    for (const base of peers) {
-      const variants: Record<string, unknown>[] = [base];
-      for (let n = 0; n < 20; n++) {
-        const v: Record<string, unknown> = { ...base };
-        const k = keys[Math.floor(rng() * keys.length)] as string;
-        const r = rng();
-        if (r < 0.15) delete v[k];
-        else v[k] = odd[Math.floor(rng() * odd.length)];
-        variants.push(v);
-      }
-      for (const v of variants) {
-        checked++;
-        const fast = readPeerEntry(v);
-        const z = peerSchema.safeParse(v);
-        if (fast === undefined) continue;
-        accepted++;
-        expect(z.success, JSON.stringify(v)).toBe(true);
-        if (z.success) expect(sameEntry(fast, z.data), JSON.stringify(v)).toBe(true);
-      }
+    for (const v of variants) {
+      const fast = readPeerEntry(v);
+      const z = peerSchema.safeParse(v);
+      if (fast === undefined) continue;
+      accepted++;
+      expect(z.success, JSON.stringify(v)).toBe(true);
+      if (z.success) expect(sameEntry(fast, z.data), JSON.stringify(v)).toBe(true);
     }
-    expect(checked).toBe(200 * 21);
+    expect(variants.length).toBe(200 * 21);
     // The generated entries themselves are all read by the fast path.
-    for (const p of peers) expect(readPeerEntry(p)).toBeDefined();
+    for (const p of wire) expect(readPeerEntry(p)).toBeDefined();
     expect(accepted).toBeGreaterThan(200);
     for (const bad of [null, [], 'x', Object.create(null) as object]) expect(readPeerEntry(bad)).toBeUndefined();
+  });
+});
+
+/** readPeerEntryBytes of a text, the entry alone in its buffer or amid other bytes (as in a body). */
+function readText(text: string, amid: boolean): PeerEntryRead | undefined {
+  if (!amid) return readPeerEntryBytes(Buffer.from(text, 'utf8'), 0, Buffer.byteLength(text));
+  const before = Buffer.from('{"peers":[{"nodeID":"x","version":"y"},', 'utf8');
+  const body = Buffer.concat([before, Buffer.from(text, 'utf8'), Buffer.from(']}')]);
+  return readPeerEntryBytes(body, before.length, body.length - 2);
+}
+
+describe('readPeerEntryBytes', () => {
+  it('gives exactly what readPeerEntry gives for the parsed text, whenever it gives anything', () => {
+    const { wire, variants } = peerVariants();
+    // Texts as a node may write them: compact or spaced, escapes and non-ASCII in the strings read, keys twice.
+    const texts: string[] = [];
+    for (const v of variants) {
+      const t = JSON.stringify(v);
+      texts.push(t, JSON.stringify(v, null, 2));
+      texts.push(t.replace('"nodeID":"NodeID-', '"nodeID":"\\u004eodeID-'), t.replace('avalanchego/', 'avalanchégo/'));
+      texts.push(t.replace('{', '{"nodeID":"NodeID-dup",'), t.replace('{', '{"benched":["P"],'), t.replace('{', '{"x":"\\"}{\\\\",'));
+      // Not JSON: each must be left to the full parse, which refuses it.
+      texts.push(t.slice(0, -1), `${t.slice(0, -1)},}`, t.replace(':', ''), t.replace('"ip":"', '"ip":"\t'), t.replace(/\d/, '\\'));
+    }
+    let read = 0;
+    for (const [n, t] of texts.entries()) {
+      const bytes = readText(t, n % 2 === 1);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(t);
+      } catch {
+        expect(bytes, t).toBeUndefined();
+        continue;
+      }
+      if (bytes === undefined) continue;
+      read++;
+      const slow = readPeerEntry(parsed);
+      expect(slow, t).toBeDefined();
+      expect(bytes, t).toStrictEqual(slow);
+      expect(sameEntry(bytes, slow as object), t).toBe(true);
+    }
+    expect(read).toBeGreaterThan(1_000);
+    // What a node sends (every generated entry, benched nowhere or not) is read from its bytes but for non-empty benched lists.
+    for (const p of wire) {
+      const t = JSON.stringify(p);
+      if ((p['benched'] as unknown[]).length === 0) expect(readText(t, false), t).toStrictEqual(readPeerEntry(p));
+    }
   });
 });
 

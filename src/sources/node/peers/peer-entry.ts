@@ -12,6 +12,7 @@
  * of at most 100, or undefined; upgradeTime kept when a non-negative safe integer
  * number, undefined for anything else (its schema's `.catch`).
  */
+import { bytesAre, isEmptyArray, isNumberToken, objectFields, plainString } from '../../../http/json-bytes.js';
 
 /** A validated info.peers entry, as zod gives it. */
 export interface PeerEntryRead {
@@ -89,5 +90,74 @@ export function readPeerEntry(raw: unknown): PeerEntryRead | undefined {
     const t = r['upgradeTime'];
     out.upgradeTime = typeof t === 'number' && Number.isSafeInteger(t) && t >= 0 ? t : undefined;
   }
+  return out;
+}
+
+/** Field offsets, reused by every call of {@link readPeerEntryBytes} (it keeps none across calls). */
+const fields: number[] = [];
+
+/**
+ * {@link readPeerEntry} on the entry's bytes (`body` from `start` to `end`),
+ * without parsing it: the keys it reads are decoded, the others only checked
+ * to JSON's grammar (json-bytes.ts), so an answer's dozen other fields per
+ * peer (addresses, times, subnet and ACP lists) are never built. Exactly
+ * `readPeerEntry(JSON.parse(text))` when it returns a value; undefined, for
+ * the entry to be parsed the usual way, whenever the bytes are not valid
+ * JSON or hold anything it does not read itself: a key given twice, an
+ * escape or a non-ASCII byte in a string it reads, a non-empty `benched`,
+ * an `observedUptime` other than one to three digits.
+ */
+export function readPeerEntryBytes(body: Buffer, start: number, end: number): PeerEntryRead | undefined {
+  const count = objectFields(body, start, end, fields);
+  if (count < 0) return undefined;
+  let nodeID: string | undefined;
+  let version: string | undefined;
+  let seen = 0;
+  let benched: string[] | null | undefined;
+  let observedUptime: number | undefined;
+  let upgradeTime: number | undefined;
+  for (let f = 0; f < 4 * count; f += 4) {
+    const ks = fields[f] as number;
+    const ke = fields[f + 1] as number;
+    const vs = fields[f + 2] as number;
+    const ve = fields[f + 3] as number;
+    let bit = 0;
+    if (bytesAre(body, ks, ke, 'nodeID')) {
+      bit = 1;
+      nodeID = plainString(body, vs, ve);
+      if (nodeID === undefined) return undefined;
+    } else if (bytesAre(body, ks, ke, 'version')) {
+      bit = 2;
+      version = plainString(body, vs, ve);
+      if (version === undefined) return undefined;
+    } else if (bytesAre(body, ks, ke, 'benched')) {
+      bit = 4;
+      if (isEmptyArray(body, vs, ve)) benched = BENCHED_NOWHERE;
+      else if (bytesAre(body, vs, ve, 'null')) benched = null;
+      else return undefined;
+    } else if (bytesAre(body, ks, ke, 'observedUptime')) {
+      bit = 8;
+      // A string of one to three digits, as uptimeOf takes; anything else is left to the full parse.
+      const s = plainString(body, vs, ve);
+      const u = s === undefined ? NaN : uptimeOf(s);
+      if (u === undefined || Number.isNaN(u)) return undefined;
+      observedUptime = u;
+    } else if (bytesAre(body, ks, ke, 'upgradeTime')) {
+      bit = 16;
+      // JSON's number grammar is part of Number()'s, which gives the same double JSON.parse does.
+      const t = isNumberToken(body, vs) ? Number(body.toString('latin1', vs, ve)) : undefined;
+      upgradeTime = t !== undefined && Number.isSafeInteger(t) && t >= 0 ? t : undefined;
+    }
+    if (bit !== 0) {
+      // A key given twice: JSON.parse keeps the last; rare enough to leave to it.
+      if (seen & bit) return undefined;
+      seen |= bit;
+    }
+  }
+  if (nodeID === undefined || version === undefined) return undefined;
+  const out: PeerEntryRead = { nodeID: interned(nodeID), version: interned(version) };
+  if (seen & 4) out.benched = benched;
+  if (seen & 8) out.observedUptime = observedUptime;
+  if (seen & 16) out.upgradeTime = upgradeTime;
   return out;
 }
