@@ -204,6 +204,18 @@ export function isEmptyArray(b: Uint8Array, s: number, e: number): boolean {
   return b[s] === LBRACKET && skipSpace(b, s + 1, e) === e - 1 && b[e - 1] === RBRACKET;
 }
 
+/** The value of the ASCII digits from `s` to `e` (one to fifteen of them, so the value is exact), else -1. */
+export function digitsValue(b: Uint8Array, s: number, e: number): number {
+  if (e <= s || e - s > 15) return -1;
+  let x = 0;
+  for (let k = s; k < e; k++) {
+    const c = (b[k] as number) - ZERO;
+    if (c < 0 || c > 9) return -1;
+    x = x * 10 + c;
+  }
+  return x;
+}
+
 /** Whether the value from `s` is a number token (its first byte: `-` or a digit). */
 export function isNumberToken(b: Uint8Array, s: number): boolean {
   const c = b[s] as number;

@@ -12,7 +12,7 @@
  * of at most 100, or undefined; upgradeTime kept when a non-negative safe integer
  * number, undefined for anything else (its schema's `.catch`).
  */
-import { bytesAre, isEmptyArray, isNumberToken, objectFields, plainString } from '../../../http/json-bytes.js';
+import { bytesAre, digitsValue, isEmptyArray, isNumberToken, objectFields, plainString } from '../../../http/json-bytes.js';
 
 /** A validated info.peers entry, as zod gives it. */
 export interface PeerEntryRead {
@@ -93,6 +93,28 @@ export function readPeerEntry(raw: unknown): PeerEntryRead | undefined {
   return out;
 }
 
+const NODE_ID = 1;
+const VERSION = 2;
+const BENCHED = 4;
+const OBSERVED_UPTIME = 8;
+const UPGRADE_TIME = 16;
+
+/** Which of the fields readPeerEntry reads the key from `ks` to `ke` is (a bit of its own each), 0 for any other. */
+function fieldBit(b: Buffer, ks: number, ke: number): number {
+  switch (ke - ks) {
+    case 6:
+      return bytesAre(b, ks, ke, 'nodeID') ? NODE_ID : 0;
+    case 7:
+      return bytesAre(b, ks, ke, 'version') ? VERSION : bytesAre(b, ks, ke, 'benched') ? BENCHED : 0;
+    case 14:
+      return bytesAre(b, ks, ke, 'observedUptime') ? OBSERVED_UPTIME : 0;
+    case 11:
+      return bytesAre(b, ks, ke, 'upgradeTime') ? UPGRADE_TIME : 0;
+    default:
+      return 0;
+  }
+}
+
 /** Field offsets, reused by every call of {@link readPeerEntryBytes} (it keeps none across calls). */
 const fields: number[] = [];
 
@@ -117,47 +139,40 @@ export function readPeerEntryBytes(body: Buffer, start: number, end: number): Pe
   let observedUptime: number | undefined;
   let upgradeTime: number | undefined;
   for (let f = 0; f < 4 * count; f += 4) {
-    const ks = fields[f] as number;
-    const ke = fields[f + 1] as number;
+    const bit = fieldBit(body, fields[f] as number, fields[f + 1] as number);
+    if (bit === 0) continue;
+    // A key given twice: JSON.parse keeps the last; rare enough to leave to it.
+    if (seen & bit) return undefined;
+    seen |= bit;
     const vs = fields[f + 2] as number;
     const ve = fields[f + 3] as number;
-    let bit = 0;
-    if (bytesAre(body, ks, ke, 'nodeID')) {
-      bit = 1;
+    if (bit === NODE_ID) {
       nodeID = plainString(body, vs, ve);
       if (nodeID === undefined) return undefined;
-    } else if (bytesAre(body, ks, ke, 'version')) {
-      bit = 2;
+    } else if (bit === VERSION) {
       version = plainString(body, vs, ve);
       if (version === undefined) return undefined;
-    } else if (bytesAre(body, ks, ke, 'benched')) {
-      bit = 4;
+    } else if (bit === BENCHED) {
       if (isEmptyArray(body, vs, ve)) benched = BENCHED_NOWHERE;
       else if (bytesAre(body, vs, ve, 'null')) benched = null;
       else return undefined;
-    } else if (bytesAre(body, ks, ke, 'observedUptime')) {
-      bit = 8;
+    } else if (bit === OBSERVED_UPTIME) {
       // A string of one to three digits, as uptimeOf takes; anything else is left to the full parse.
-      const s = plainString(body, vs, ve);
-      const u = s === undefined ? NaN : uptimeOf(s);
-      if (u === undefined || Number.isNaN(u)) return undefined;
+      const u = body[vs] === 0x22 && ve - vs <= 5 ? digitsValue(body, vs + 1, ve - 1) : -1;
+      if (u < 0 || u > 100) return undefined;
       observedUptime = u;
-    } else if (bytesAre(body, ks, ke, 'upgradeTime')) {
-      bit = 16;
-      // JSON's number grammar is part of Number()'s, which gives the same double JSON.parse does.
-      const t = isNumberToken(body, vs) ? Number(body.toString('latin1', vs, ve)) : undefined;
+    } else {
+      // A plain integer's digits are its value; any other number goes through Number(), whose grammar
+      // includes JSON's and which gives the same double JSON.parse does.
+      let t = isNumberToken(body, vs) ? digitsValue(body, vs, ve) : undefined;
+      if (t === -1) t = Number(body.toString('latin1', vs, ve));
       upgradeTime = t !== undefined && Number.isSafeInteger(t) && t >= 0 ? t : undefined;
-    }
-    if (bit !== 0) {
-      // A key given twice: JSON.parse keeps the last; rare enough to leave to it.
-      if (seen & bit) return undefined;
-      seen |= bit;
     }
   }
   if (nodeID === undefined || version === undefined) return undefined;
   const out: PeerEntryRead = { nodeID: interned(nodeID), version: interned(version) };
-  if (seen & 4) out.benched = benched;
-  if (seen & 8) out.observedUptime = observedUptime;
-  if (seen & 16) out.upgradeTime = upgradeTime;
+  if (seen & BENCHED) out.benched = benched;
+  if (seen & OBSERVED_UPTIME) out.observedUptime = observedUptime;
+  if (seen & UPGRADE_TIME) out.upgradeTime = upgradeTime;
   return out;
 }
