@@ -84,12 +84,13 @@ function isSpace(b: number): boolean {
  * well-formed enough to tell or the array is not there (an error answer, a
  * different shape): the caller then parses the body whole and reports what is
  * wrong the usual way. Throws {@link JsonTooDeepError} past `maxDepth`, before
- * anything is parsed. Yields to the event loop every SCAN_SLICE bytes.
+ * anything is parsed. Every SCAN_SLICE bytes it asks `pause` whether to
+ * yield: a promise to await, or undefined to go on.
  */
 export async function splitJsonArray(
   body: Uint8Array,
   path: readonly string[],
-  pause: () => Promise<void>,
+  pause: () => Promise<void> | undefined,
   maxDepth = MAX_JSON_DEPTH,
 ): Promise<ArraySplit | undefined> {
   const target = path.length + 1; // depth of the array
@@ -107,7 +108,8 @@ export async function splitJsonArray(
   let i = 0;
   while (i < n) {
     if (i >= nextPause) {
-      await pause();
+      const p = pause();
+      if (p) await p;
       nextPause = i + SCAN_SLICE;
     }
     const b = body[i] as number;
@@ -173,9 +175,16 @@ function stringEnd(body: Uint8Array, start: number): number {
  * level only commas and the closing bracket matter, so the loop tracks
  * nothing but nesting and strings. Returns the offset of the closing `]`, or
  * -1 when the array is not well-formed (an empty item, a trailing comma, the
- * body ending early). Yields every SCAN_SLICE bytes.
+ * body ending early). Asks `pause` every SCAN_SLICE bytes.
  */
-async function scanItems(body: Uint8Array, from: number, spans: number[], pause: () => Promise<void>, maxDepth = Infinity, limit = maxDepth): Promise<number> {
+async function scanItems(
+  body: Uint8Array,
+  from: number,
+  spans: number[],
+  pause: () => Promise<void> | undefined,
+  maxDepth = Infinity,
+  limit = maxDepth,
+): Promise<number> {
   const n = body.length;
   let p = from;
   let nextPause = from + SCAN_SLICE;
@@ -187,7 +196,8 @@ async function scanItems(body: Uint8Array, from: number, spans: number[], pause:
     let depth = 0;
     for (;;) {
       if (p >= nextPause) {
-        await pause();
+        const wait = pause();
+        if (wait) await wait;
         nextPause = p + SCAN_SLICE;
       }
       if (p >= n) return -1;
