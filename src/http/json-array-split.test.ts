@@ -141,6 +141,48 @@ describe('JsonRpcClient.callArray and the round memo', () => {
     }
   });
 
+  it('yields to the event loop while a long answer is read, every few ms', async () => {
+    const node = await FakeNode.start();
+    try {
+      const rpc = new JsonRpcClient(new HttpTransport({}), node.url);
+      const items = Array.from({ length: 4_000 }, (_, i) => `{"nodeID":"n${i}"}`).join(',');
+      node.setFault('platform.getCurrentValidators', { kind: 'result', json: `{"validators":[${items}]}` });
+      // Each item takes 0.05 ms to read: 200 ms in all, which must not hold the loop for more than a slice.
+      const slowRead = (body: Buffer, s: number, e: number) => {
+        const until = performance.now() + 0.05;
+        while (performance.now() < until) {
+          // reading
+        }
+        return { nodeID: body.toString('latin1', s + 11, e - 2) };
+      };
+      let turns = 0;
+      let longest = 0;
+      let last = performance.now();
+      let reading = true;
+      const tick = () => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+        turns++;
+        if (reading) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const spec = { key: 'validators', item: z.object({ nodeID: z.string() }), fastBytes: slowRead, splitMinBytes: 0 };
+      const got = await rpc.callWithArray('/ext/bc/P', 'platform.getCurrentValidators', {}, spec, {
+        signal: new AbortController().signal,
+        at: Date.now() + 30_000,
+      });
+      reading = false;
+      expect(got.items).toHaveLength(4_000);
+      expect(got.items[3_999]).toEqual({ nodeID: 'n3999' });
+      expect(turns).toBeGreaterThanOrEqual(10);
+      // One slice (5 ms) and one batch of items (200 x 0.05 ms) at most between two turns, with room for a slow machine.
+      expect(longest).toBeLessThan(100);
+    } finally {
+      await node.stop();
+    }
+  });
+
   it('reports a bad item with its index, and an error answer as an RPC error', async () => {
     const node = await FakeNode.start();
     try {
