@@ -12,13 +12,7 @@
  * can be mistaken for one.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const COMMA = 0x2c;
+import { BACKSLASH, COMMA, isSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-chars.js';
 
 /** Bytes scanned between two yields to the event loop. */
 export const SCAN_SLICE = 256 * 1024;
@@ -72,10 +66,6 @@ export interface ArraySplit {
   close: number;
   /** Start and end (exclusive) offset of each item, flattened: [s0, e0, s1, e1, ...]. */
   spans: number[];
-}
-
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
 /**
