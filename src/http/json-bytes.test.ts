@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectFields, skipSpace, valueEnd } from './json-bytes.js';
+import { MAX_FIELDS, objectFields, skipSpace, valueEnd } from './json-bytes.js';
 import { createPrng } from '../../test/fakes/fake-data.js';
 import { randomJsonValue } from '../../test/helpers/random-json.js';
 
@@ -126,5 +126,14 @@ describe('objectFields', () => {
       expect(objectFields(Buffer.from(t), 0, t.length, fields), t).toBe(-1);
     }
     expect(objectFields(Buffer.from('{ }'), 0, 3, fields)).toBe(0);
+  });
+
+  it('refuses an object with more fields than its bound, without growing the array past it', () => {
+    const fields: number[] = [];
+    const many = (n: number) => Buffer.from(JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))));
+    expect(objectFields(many(MAX_FIELDS), 0, many(MAX_FIELDS).length, fields)).toBe(MAX_FIELDS);
+    const hostile = many(10_000);
+    expect(objectFields(hostile, 0, hostile.length, fields)).toBe(-1);
+    expect(fields.length).toBe(4 * MAX_FIELDS);
   });
 });
