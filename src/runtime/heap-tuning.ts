@@ -22,8 +22,9 @@ export const HEAP_GROWING_PERCENT = 50;
  * allocates that site's objects in the old generation from then on. The
  * decision is not taken back (V8's src/heap/pretenuring-handler.cc moves a
  * site only out of "undecided" or "maybe tenure"; only a full collection
- * that finds under 10 % of the old generation alive resets the sites, and a
- * fleet keeps most of it). The exporter's busiest moment is its start (a
+ * that finds under 10 % of the old generation alive resets the sites,
+ * src/heap/heap.cc EvaluateOldSpaceLocalPretenuring, and a fleet keeps most
+ * of it). The exporter's busiest moment is its start (a
  * fleet's first rounds all at once, the event loop saturated), when the
  * objects of an answer being read (info.peers entries, a health report's
  * objects) do live long: their sites were tenured then, although in the
