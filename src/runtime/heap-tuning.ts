@@ -20,19 +20,20 @@ export const HEAP_GROWING_PERCENT = 50;
  * V8's allocation-site pretenuring off: V8 watches which allocation sites'
  * objects survive young-generation collections and, past a survival rate,
  * allocates that site's objects in the old generation from then on. The
- * decision is not taken back (V8's src/heap/pretenuring-handler.cc moves a
- * site only out of "undecided" or "maybe tenure"; only a full collection
- * that finds under 10 % of the old generation alive resets the sites,
- * src/heap/heap.cc EvaluateOldSpaceLocalPretenuring, and a fleet keeps most
- * of it). The exporter's busiest moment is its start (a
- * fleet's first rounds all at once, the event loop saturated), when the
- * objects of an answer being read (info.peers entries, a health report's
- * objects) do live long: their sites were tenured then, although in the
- * steady state the same objects die as soon as the answer is read (81 % of
- * mainnet info.peers answers at 1,000 nodes were read within one 5 ms slice). At 1,000 nodes that was half of all bytes promoted (a sampling heap
- * profile over 30 s in the steady state: 528 → 274 MB promoted without it;
- * the peer entries alone 97 → 11 MB) and 11 % of the CPU per node round
- * (scenario F, two runs each: 7.95 / 7.76 → 6.95 / 6.92 ms).
+ * decision is not taken back: V8's src/heap/pretenuring-handler.cc moves a
+ * site only out of "undecided" or "maybe tenure", and only a full collection
+ * that finds under 10 % of the old generation alive resets the sites
+ * (src/heap/heap.cc, EvaluateOldSpaceLocalPretenuring); a fleet keeps most of
+ * it. The exporter's busiest moment is its start (a fleet's first rounds all
+ * at once, the event loop saturated), when the objects of an answer being
+ * read (info.peers entries, a health report's objects) do live long: their
+ * sites were tenured then, although in the steady state the same objects die
+ * as soon as the answer is read (81 % of mainnet info.peers answers at 1,000
+ * nodes were read within one 5 ms slice). At 1,000 nodes that was half of all
+ * bytes promoted (a sampling heap profile over 30 s in the steady state:
+ * 528 → 274 MB promoted without it; the peer entries alone 97 → 11 MB) and
+ * 11 % of the CPU per node round (scenario F, two runs each: 7.95 / 7.76 →
+ * 6.95 / 6.92 ms).
  */
 export const PRETENURING_FLAG = '--no-allocation-site-pretenuring';
 
