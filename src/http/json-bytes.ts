@@ -129,7 +129,7 @@ export function valueEnd(b: Uint8Array, i: number, end: number, depth = 0): numb
   return -1;
 }
 
-/** Fields {@link objectFields} reads of one object by default (an info.peers entry has a dozen). */
+/** Fields {@link objectFields} reads of one object at most (an info.peers entry has a dozen). */
 export const MAX_FIELDS = 64;
 
 /**
@@ -138,12 +138,13 @@ export const MAX_FIELDS = 64;
  * value as four offsets [keyStart, keyEnd, valueStart, valueEnd] into `out`
  * from its start and returns how many fields there are; -1 when the bytes
  * are anything but one valid JSON object, or a key holds an escape (its
- * bytes would not be the key), or it has more than `maxFields` fields.
- * `out` is written, never shortened: a caller reuses one array, which then
- * grows once and is not allocated again; `maxFields` bounds what it keeps,
- * so a hostile object with thousands of keys cannot pin a large array.
+ * bytes would not be the key), or it has more than {@link MAX_FIELDS}
+ * fields. `out` is written, never shortened: a caller reuses one array,
+ * which then grows once and is not allocated again; the bound keeps what it
+ * holds small, so a hostile object with thousands of keys cannot pin a large
+ * array.
  */
-export function objectFields(b: Uint8Array, start: number, end: number, out: number[], maxFields = MAX_FIELDS): number {
+export function objectFields(b: Uint8Array, start: number, end: number, out: number[]): number {
   let n = 0;
   let j = skipSpace(b, start, end);
   if (j >= end || b[j] !== LBRACE) return -1;
@@ -159,7 +160,7 @@ export function objectFields(b: Uint8Array, start: number, end: number, out: num
     if (j >= end || b[j] !== COLON) return -1;
     const vs = skipSpace(b, j + 1, end);
     const ve = valueEnd(b, vs, end, 1);
-    if (ve < 0 || n >= maxFields) return -1;
+    if (ve < 0 || n >= MAX_FIELDS) return -1;
     out[4 * n] = keyStart;
     out[4 * n + 1] = keyEnd - 1;
     out[4 * n + 2] = vs;

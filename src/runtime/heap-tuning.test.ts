@@ -1,11 +1,13 @@
 /**
- * The daemon's V8 heap tuning: set at run time (NODE_OPTIONS cannot carry the
- * flag), it must actually change how often the collector runs a full
- * collection, and it must leave an operator's own choice alone. Each case
- * runs in a child process, since V8 flags are process-wide, with the runtime
- * environment the image and the systemd unit ship (its 2 x 8 MB young
- * generation: with Node 24's larger default, this test's garbage would die
- * young and never reach the old generation the flag is about).
+ * The daemon's V8 heap tuning: set at run time (NODE_OPTIONS cannot carry
+ * the flags), the growing factor must actually change how often the collector
+ * runs a full collection, pretenuring off must keep young objects young after
+ * a start that kept them long, and neither may override an operator's own
+ * choice. Each case runs in a child process, since V8 flags are process-wide,
+ * with the runtime environment the image and the systemd unit ship (its
+ * 2 x 8 MB young generation: with Node 24's larger default, the churn's
+ * garbage would die young and never reach the old generation the growing
+ * factor is about).
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
