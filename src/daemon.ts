@@ -95,6 +95,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions): Promise<
       exposition: () => loop.exposition,
       processBlock: () => processMetrics.current(),
       probe: createProbeHandler(probe),
+      probeTargets: () => probe.allowedTargets,
       ready: loop.ready,
       landing: () => landingPage(views),
     },

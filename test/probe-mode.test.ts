@@ -340,6 +340,21 @@ describe('/probe of a probe.targets URL', () => {
   });
 });
 
+describe('/probe of many probe.targets URLs from one scraper', () => {
+  it('a probe of every target in flight at once from one address is answered, past the fixed cap of 32', async () => {
+    // One Prometheus probing every target within its scrape interval has a probe of each in flight while their rounds
+    // run (here 40 targets whose rounds take about a second, a fleet on a busy network); the fixed cap of 32 per address
+    // refused 8 of them with 503, which Prometheus records as the target being down.
+    const targets = await Promise.all(Array.from({ length: 40 }, () => fakeNode()));
+    for (const t of targets) t.setFault('*', { kind: 'delay', ms: 250 });
+    const { daemon, logs } = await daemonFor({ nodes: [], probe: { targets: targets.map((t) => t.url) }, poll: { interval: '30s', timeout: '10s' } });
+    const answers = await Promise.all(targets.map((t) => probe(daemon, t.url)));
+    expect(answers.map((a) => a.status)).toEqual(targets.map(() => 200));
+    for (const [i, a] of answers.entries()) expect(valueOf(a.text, 'avax_probe_success', { node: hostPort((targets[i] as FakeNode).url) })).toBe(1);
+    expect(logs.withMsg('probe refused')).toEqual([]);
+  });
+});
+
 describe('/probe refuses what is not on the allow-list, and connects to nothing it did not allow', () => {
   it('400 for a malformed request, 403 for SSRF attempts; the trap socket sees no connection; redirects are not followed', async () => {
     const a = await fakeNode();

@@ -157,6 +157,16 @@ export class ProbeService {
   }
 
   /**
+   * Probe-only targets a scraper may probe under the running configuration:
+   * the allow-list's, at most probe.max_targets (the server lets that many
+   * probes be in flight from one scraper).
+   */
+  get allowedTargets(): number {
+    const { targets, maxTargets } = this.#opts.config().probe;
+    return Math.min(targets.length, maxTargets);
+  }
+
+  /**
    * Probes `target`. `scrapeTimeoutSeconds` is Prometheus's
    * X-Prometheus-Scrape-Timeout-Seconds: a probe that has to wait for a round
    * answers within it (minus {@link PROBE_TIMEOUT_OFFSET_MS}) with what the

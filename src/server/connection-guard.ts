@@ -45,6 +45,32 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxProbesInFlightPerAddress: 32,
 };
 
+/**
+ * The limits with room for a scraper probing `probeTargets` probe-only
+ * targets (src/probe/): a probe waits for its target's poll round, up to the
+ * scrape timeout, so one Prometheus probing every target within its scrape
+ * interval can have a probe of each in flight, each on a connection of its
+ * own. With the fixed caps, 1,000 targets whose rounds took a second (67
+ * probes a second from one address) had a tenth of their probes refused with
+ * 503, and a partly unreachable network (probes held up to the scrape
+ * timeout) would have had healthy targets refused too. So, from one address:
+ * at least `probeTargets` probes in flight, and connections the base cap plus
+ * that many; in all, twice as many probes and the base cap plus twice the
+ * targets in connections (a pair of Prometheus servers probing every target
+ * each). Without probe-only targets the base limits are returned unchanged.
+ */
+export function limitsForProbeTargets(base: ServerLimits, probeTargets: number): ServerLimits {
+  if (!(probeTargets > 0)) return base;
+  const perAddress = Math.max(base.maxProbesInFlightPerAddress, probeTargets);
+  return {
+    ...base,
+    maxProbesInFlightPerAddress: perAddress,
+    maxProbesInFlight: Math.max(base.maxProbesInFlight, 2 * perAddress),
+    maxConnectionsPerAddress: base.maxConnectionsPerAddress + probeTargets,
+    maxConnections: base.maxConnections + 2 * probeTargets,
+  };
+}
+
 /** Least idle time of a connection closed to make room for another. */
 const MIN_IDLE_TO_EVICT_MS = 250;
 
@@ -79,7 +105,8 @@ export class ConnectionGuard {
   /** Connections closed to make room, closed at accept, or cut at the first-request deadline. */
   readonly stats = { evicted: 0, refused: 0, timedOut: 0 };
 
-  constructor(private readonly limits: ServerLimits) {}
+  /** @param limitsNow the limits in force, asked at each accept (they follow the configuration, see limitsForProbeTargets). */
+  constructor(private readonly limitsNow: () => ServerLimits) {}
 
   static keyOf(socket: Socket): string {
     return `${socket.remoteAddress ?? '?'}|${socket.remotePort ?? 0}`;
@@ -96,13 +123,14 @@ export class ConnectionGuard {
     // An IPv6 client counts by its /64 (one host usually owns it whole), as in the auth limits.
     const address = clientKey(socket.remoteAddress);
     const now = Date.now();
+    const limits = this.limitsNow();
     // At its address's cap, the address makes room itself: its longest idle connection, else its oldest.
-    if ((this.#perAddress.get(address) ?? 0) >= this.limits.maxConnectionsPerAddress) this.#evictFrom(address);
+    if ((this.#perAddress.get(address) ?? 0) >= limits.maxConnectionsPerAddress) this.#evictFrom(address);
     // Seven eighths full: kept-alive idle connections go first, oldest idle first, before the cap is reached.
-    if (this.#conns.size >= this.limits.maxConnections - Math.floor(this.limits.maxConnections / 8)) this.#evictIdle((c) => c.served);
+    if (this.#conns.size >= limits.maxConnections - Math.floor(limits.maxConnections / 8)) this.#evictIdle((c) => c.served);
     // At the cap: the address holding the most connections gives one up, busy or not.
-    if (this.#conns.size >= this.limits.maxConnections) this.#evictFrom(this.#greediest());
-    if (this.#conns.size >= this.limits.maxConnections) {
+    if (this.#conns.size >= limits.maxConnections) this.#evictFrom(this.#greediest());
+    if (this.#conns.size >= limits.maxConnections) {
       this.stats.refused++;
       socket.destroy();
       return;
@@ -185,7 +213,7 @@ export class ConnectionGuard {
 
   #startSweeper(): void {
     if (this.#sweeper) return;
-    const every = Math.max(50, Math.min(1_000, Math.floor(this.limits.headersTimeoutMs / 4)));
+    const every = Math.max(50, Math.min(1_000, Math.floor(this.limitsNow().headersTimeoutMs / 4)));
     this.#sweeper = setInterval(() => this.#sweep(), every);
     this.#sweeper.unref();
   }
@@ -199,10 +227,11 @@ export class ConnectionGuard {
    */
   #sweep(): void {
     const now = Date.now();
+    const { headersTimeoutMs } = this.limitsNow();
     let waiting = false;
     for (const c of this.#conns.values()) {
       if (c.served || c.busy !== 0) continue;
-      if (now - c.acceptedMs > this.limits.headersTimeoutMs) {
+      if (now - c.acceptedMs > headersTimeoutMs) {
         this.stats.timedOut++;
         this.#forget(c);
         c.socket.destroy();

@@ -7,7 +7,7 @@ import type { ProcessBlock } from '../exposition/process-metrics.js';
 import { clientAuthType, fileStamps, loadWebConfig, type WebConfig } from './web-config.js';
 import { BasicAuth, type BasicAuthLimits } from './basic-auth.js';
 import { expositionBody } from './encoding.js';
-import { clientKey, ConnectionGuard, DEFAULT_LIMITS, type ServerLimits } from './connection-guard.js';
+import { clientKey, ConnectionGuard, DEFAULT_LIMITS, limitsForProbeTargets, type ServerLimits } from './connection-guard.js';
 
 /** What the HTTP server serves. */
 export interface ServerOptions {
@@ -25,6 +25,13 @@ export interface ServerOptions {
   /** `POST /-/reload` handler; undefined means lifecycle endpoints are off (`--web.enable-lifecycle`). */
   reload?: () => Promise<{ ok: boolean; message: string }>;
   limits?: Partial<ServerLimits>;
+  /**
+   * The probe-only targets a scraper may probe now (`probe.targets`, at most
+   * `probe.max_targets`), asked as connections and probes come: the caps on
+   * connections and on `/probe` requests in flight grow with it (see
+   * limitsForProbeTargets). None when absent.
+   */
+  probeTargets?: () => number;
   /** Reports web config reload problems (the old config keeps running). */
   onWebConfigError?: (err: Error) => void;
   /** Called after each attempt to apply a changed web config: applied, or refused (and the old one kept). */
@@ -185,8 +192,15 @@ function crossSiteReason(req: IncomingMessage): string | undefined {
  */
 export function createExporterServer(opts: ServerOptions): Server {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  // The caps that grow with the probe-only targets, made again only when their number changes (a reload).
+  let scaled = { targets: 0, limits };
+  const limitsNow = (): ServerLimits => {
+    const targets = opts.probeTargets?.() ?? 0;
+    if (targets !== scaled.targets) scaled = { targets, limits: limitsForProbeTargets(limits, targets) };
+    return scaled.limits;
+  };
   const web = opts.webConfigFile ? new WebLayer(opts.webConfigFile, opts.authLimits) : undefined;
-  const guard = new ConnectionGuard(limits);
+  const guard = new ConnectionGuard(limitsNow);
 
   const probes = { total: 0, byAddress: new Map<string, number>() };
 
@@ -238,9 +252,9 @@ export function createExporterServer(opts: ServerOptions): Server {
     }
     if (path === '/probe' && opts.probe) {
       const mine = probes.byAddress.get(client) ?? 0;
-      if (probes.total >= limits.maxProbesInFlight || mine >= limits.maxProbesInFlightPerAddress) {
-        const which =
-          mine >= limits.maxProbesInFlightPerAddress ? `${limits.maxProbesInFlightPerAddress} from this address` : `${limits.maxProbesInFlight} in all`;
+      const caps = limitsNow();
+      if (probes.total >= caps.maxProbesInFlight || mine >= caps.maxProbesInFlightPerAddress) {
+        const which = mine >= caps.maxProbesInFlightPerAddress ? `${caps.maxProbesInFlightPerAddress} from this address` : `${caps.maxProbesInFlight} in all`;
         return send(res, req, 503, TEXT, `too many /probe requests in flight (${which}), retry later\n`, { 'retry-after': '1', 'cache-control': 'no-store' });
       }
       probes.total++;

@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, limitsForProbeTargets } from '../../src/server/connection-guard.js';
 import { closeServers, startStaticServer, STATIC_EXPOSITION } from '../helpers/tls.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -91,6 +92,52 @@ describe('busy connections', () => {
     // The table was full: attackers' connections, busy ones among them, were closed to make room.
     expect(sockets.filter((s) => s.destroyed || s.readyState === 'closed').length).toBeGreaterThan(16);
   }, 30_000);
+
+  it('with probe-only targets the caps grow to a probe of each in flight from one scraper, still refuse beyond, and follow a reload', async () => {
+    let inFlight = 0;
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let targets = 10;
+    const { port } = await startStaticServer(servers, {
+      // A probe whose target's round has not ended yet: held until released.
+      probe: async (_req, res) => {
+        inFlight++;
+        await Promise.race([released, new Promise<void>((r) => res.once('close', () => r()))]);
+        inFlight--;
+        if (!res.writableEnded && !res.destroyed) res.end('ok\n');
+      },
+      probeTargets: () => targets,
+      limits: { maxConnections: 64, maxConnectionsPerAddress: 8, maxProbesInFlight: 16, maxProbesInFlightPerAddress: 4, responseTimeoutMs: 10_000 },
+    });
+    // Ten targets: ten probes in flight from the scraper's address, each on a connection of its own (8 would be the
+    // address's cap on connections without targets, and 4 its cap on probes).
+    const held = Array.from({ length: 10 }, () => get(port, '/probe?target=t', 8_000));
+    for (const end = Date.now() + 3_000; inFlight < 10 && Date.now() < end;) await sleep(20);
+    expect(inFlight).toBe(10);
+    const eleventh = await get(port, '/probe?target=t');
+    expect(eleventh.status).toBe(503);
+    // A reload took the targets away: the base caps are back. Four probes from one address at most (503), and eight
+    // connections: the newcomer made the address give up its oldest one, busy as it was.
+    targets = 0;
+    expect((await get(port, '/probe?target=t')).status).toBe(503);
+    await sleep(100);
+    expect(inFlight).toBe(9);
+    release();
+    const statuses = (await Promise.all(held)).map((r) => r.status).sort();
+    expect(statuses).toEqual([0, ...Array<number>(9).fill(200)]);
+  }, 20_000);
+
+  it('limitsForProbeTargets: from one address a probe of every target and that many more connections; in all twice that', () => {
+    expect(limitsForProbeTargets(DEFAULT_LIMITS, 0)).toBe(DEFAULT_LIMITS);
+    expect(limitsForProbeTargets(DEFAULT_LIMITS, 10)).toMatchObject({ maxProbesInFlightPerAddress: 32, maxProbesInFlight: 128, maxConnectionsPerAddress: 138 });
+    expect(limitsForProbeTargets(DEFAULT_LIMITS, 1_000)).toEqual({
+      ...DEFAULT_LIMITS,
+      maxProbesInFlightPerAddress: 1_000,
+      maxProbesInFlight: 2_000,
+      maxConnectionsPerAddress: 1_128,
+      maxConnections: 3_024,
+    });
+  });
 
   it('a client that never reads its response loses its connection at the response timeout', async () => {
     const big = Buffer.alloc(8 * 1024 * 1024, 'a');
