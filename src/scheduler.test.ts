@@ -34,14 +34,15 @@ function pollerOf(sources: SourceDef<number, BaseContext>[], minIntervalMs?: Rea
 }
 
 /** A poller of two sources, one asked every round and one at most once a minute, whose rounds the test runs by hand on a fake clock. */
-function pollerWith(phase: number) {
+function pollerWith(phase: number, settle = false) {
   const asked: number[] = [];
   let round = 0;
   const every = recording('every', () => {});
   const slow = recording('slow', () => asked.push(round));
   const poller = pollerOf([every, slow], new Map([['slow', MINUTE]]));
-  // Started far in the future and stopped at once: the phase is set, the rounds are the test's.
-  poller.start(3_600_000, phase);
+  // Started (when the first round is) far in the future and stopped at once: the phase is set, the rounds are the test's.
+  vi.setSystemTime(new Date(1_800_000_000_000));
+  poller.start(3_600_000, phase, settle);
   void poller.stop();
   const runRounds = async (n: number) => {
     for (let i = 0; i < n; i++) {
@@ -73,6 +74,20 @@ describe('a source asked less often than every round', () => {
     const late = pollerWith(0.75);
     await late.runRounds(13);
     expect(late.asked).toEqual([0, 1, 5, 9]);
+  });
+
+  it('in a fleet that settles, is first asked at its phase of its interval, not in the first round, then once a minute', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    // The first of the fleet asks at once; the others' first asks come spread over the minute, not all in its first seconds.
+    const first = pollerWith(0, true);
+    await first.runRounds(13);
+    expect(first.asked).toEqual([0, 4, 8, 12]);
+    const half = pollerWith(0.5, true);
+    await half.runRounds(13);
+    expect(half.asked).toEqual([2, 6, 10]);
+    const late = pollerWith(0.75, true);
+    await late.runRounds(13);
+    expect(late.asked).toEqual([3, 7, 11]);
   });
 });
 
