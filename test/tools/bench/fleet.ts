@@ -12,6 +12,7 @@ import type { FakeInfo, RecordedCalls, RecordedKind } from './role-fake.js';
 import type { DaemonInfo, DaemonStatus, MemoryBreakdown, Percentiles, RenderCost } from './role-daemon.js';
 import type { ExchangeFloor, ParseFloor, WriteFloor } from './role-floor.js';
 import type { ServerInfo } from './role-servers.js';
+import { DEFAULT_PEERS_INTERVAL_MS } from '../../../src/config/defaults.js';
 import { DAEMON_RUNTIME_ENV } from './runtime-env.js';
 import {
   daemonNodeArgs,
@@ -135,6 +136,7 @@ export async function fleetRun(plan: Plan, logDir: string, profileDir: string, n
     log(`${tag}: starting ${nodes} mainnet-scale fake nodes`);
     const fleet = await startFakeFleet(nodes, plan.fNodesPerFake, logDir, track);
     const width = String(nodes).length;
+    const spawnedAt = performance.now();
     const d = await BenchChild.spawn<DaemonInfo>(
       'daemon',
       {
@@ -153,8 +155,11 @@ export async function fleetRun(plan: Plan, logDir: string, profileDir: string, n
     if (stat) track(stat.child);
     if (extras) {
       // One interval more before the window: the start-up's first rounds (and what they leave to collect) are not in it.
-      log(`${tag}: ready; one interval (${plan.cInterval}) before the window`);
-      await sleep(seconds(plan.cInterval) * 1000);
+      // And at least info.peers' interval since the start: a fleet whose first rounds fill half an interval asks
+      // info.peers first within its first minute (src/scheduler.ts, startSpread), so its steady state begins after it.
+      const warmMs = Math.max(seconds(plan.cInterval) * 1000, DEFAULT_PEERS_INTERVAL_MS - (performance.now() - spawnedAt));
+      log(`${tag}: ready; ${f(warmMs / 1000, 0)} s before the window (an interval, and info.peers' first minute)`);
+      await sleep(warmMs);
     }
     for (const fk of fleet.fakes) await fk.request('calls');
     log(`${tag}: ready (${st.series} series); measuring for ${windowS} s with a gzip scrape every ${C_SCRAPE_EVERY_S} s`);

@@ -272,10 +272,11 @@ export async function startDaemonRole(input: unknown): Promise<Role> {
     }
     return { polls, failures };
   };
+  // Asked and not up. A source not asked yet is pending, not down: a large fleet asks info.peers first within its first minute.
   const sourcesDown = () =>
     hooks.store
       .all()
-      .filter((s) => s.up !== true)
+      .filter((s) => s.up !== true && s.lastAttemptMs !== undefined)
       .map((s) => `${s.node}/${s.source}: ${s.lastError?.message ?? 'no answer yet'}`);
   const status = async (): Promise<DaemonStatus> => {
     const exp = daemon.exposition();
