@@ -338,12 +338,12 @@ export const SPREAD_STEP = 0.5;
  * 0.2-0.4 s (p99); spread, 0.8-1.0 s and 0.03-0.13 s. Such a fleet's sources
  * asked once a minute (info.peers) are not asked in the first rounds either,
  * but first at i / n of their minute: every node's 0.6 MB of peers within the
- * first half interval raised the start-up peak of 300 nodes from about 150 to
- * 183 MB (140 MB spread), and of 1,000 nodes to twice their steady state;
- * their series come within the first minute, readiness does not wait for
- * them, and until then they have no `avax_source_up` at all (not 0). A smaller fleet's rounds,
- * START_SPACING_MS apart, are over before the next begins, and keep their
- * interval. The phase also spreads the sources asked once a minute
+ * first half interval made the start-up peak of 300 nodes 183 MB (140 MB
+ * spread, about 150 MB in the steady state), and of 1,000 nodes twice their
+ * steady state. Their series come within the first minute; readiness does
+ * not wait for them, and until then they have no `avax_source_up` at all
+ * (not 0). A smaller fleet's rounds, START_SPACING_MS apart, are over before
+ * the next begins, and keep their interval. The phase also spreads the sources asked once a minute
  * (info.peers) over the minute, not all in the same few seconds: 1,000
  * nodes' info.peers in one burst held 1.3 GB more RSS and left scrapes and
  * renders seconds late.
