@@ -236,7 +236,9 @@ describe('end to end with the Data API', () => {
     const t = await daemonFor(local, unserved);
     await waitUntilAllUp(t.daemon);
     await testHandle(t.daemon).waitForRounds(2);
-    expect(unserved.calls).toEqual([]);
+    // Data API paths only: another test's daemon (other workers run at once) may still poll a stopped node of its own
+    // whose port the OS gave to this fake since, as CI saw once (/ext/info, /ext/health, ... here).
+    expect(unserved.calls.filter((c) => c.path.startsWith('/v1/'))).toEqual([]);
     expect(
       testHandle(t.daemon)
         .store.all()
@@ -261,7 +263,7 @@ describe('end to end with the Data API', () => {
     const t = await daemonFor(node, off, { enabled: false });
     await waitUntilAllUp(t.daemon);
     await testHandle(t.daemon).waitForRounds(2);
-    expect(off.calls).toEqual([]);
+    expect(off.calls.filter((c) => c.path.startsWith('/v1/'))).toEqual([]);
     expect(testHandle(t.daemon).pollers.map((p) => p.name)).toEqual(['fake']);
   });
 
