@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeNode } from './fakes/fake-node.js';
-import { FakeDataApi, type FakeDataApiOptions } from './fakes/fake-data-api.js';
+import { FAKE_DENIED_NODE_ID, FakeDataApi, type FakeDataApiOptions } from './fakes/fake-data-api.js';
 import { FIXTURE_IDS } from './fakes/fake-data.js';
 import type { Daemon } from '../src/daemon.js';
 import { NODE_SOURCES } from '../src/sources/catalog.js';
@@ -208,6 +208,50 @@ describe('end to end with the Data API', () => {
     // Then polling resumes by itself.
     await waitDataApiUp(daemon, 10_000);
     expect(valueOf(await scrape(daemon), 'avax_data_api_rate_limited_total', NET)).toBe(1);
+  });
+
+  it('a round that needs more requests than one burst spreads them over its interval, inside the limit', async () => {
+    // Four watched ids ask 23 requests a round (validations, L1 validations and P, X, C node blocks per id, plus
+    // three heads). A limit of 600/min (10 a second, bursts of 10) holds 10 + 10 × 0.4 s = 14 of them within the
+    // node poll's timeout, but 10 + 10 × 2.7 s = 37 within the round's interval of 3 s: the second is what the
+    // limit allows, and all of it should be used rather than failing the round as rate_limited.
+    const node = await fakeNode();
+    const api = await fakeDataApi();
+    const ids = [SELF, FAKE_DENIED_NODE_ID, 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'];
+    const { daemon, logs } = await daemonFor(node, api, { interval: '3s', rate_limit: 600 }, { watch: { node_ids: ids } });
+    const text = await waitDataApiUp(daemon, 15_000);
+    expect(logs.raw.join('\n')).not.toContain('a Data API round needs');
+    for (const source of DATA_API_SOURCES) {
+      expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source, reason: 'rate_limited' }) ?? 0, source).toBe(0);
+    }
+    for (const id of ids)
+      expect(
+        api.callsTo('validators').some((c) => c.path.endsWith(`/validators/${id}`)),
+        id,
+      ).toBe(true);
+    expect(api.callsTo('nodeBlocks').length).toBeGreaterThanOrEqual(ids.length * 3);
+    // Never faster than the limit: by any call, at most a burst plus the rate times the time since the first.
+    const first = api.calls[0]?.at ?? 0;
+    api.calls.forEach((c, i) => expect(i + 1, `call ${i}`).toBeLessThanOrEqual(10 + Math.floor(((c.at - first) / 1000) * 10) + 1));
+  });
+
+  it('a round that cannot fit its limit says so once, with the settings that would fit', async () => {
+    // The same 23 requests in a round of 0.9 s at 10 a second: 10 + 9 fit.
+    const node = await fakeNode();
+    const api = await fakeDataApi();
+    const ids = [SELF, FAKE_DENIED_NODE_ID, 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'];
+    const { daemon, logs } = await daemonFor(node, api, { interval: '1s', rate_limit: 600 }, { watch: { node_ids: ids } });
+    await eventually(async () => {
+      const text = await scrape(daemon);
+      return DATA_API_SOURCES.some(
+        (source) => (valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source, reason: 'rate_limited' }) ?? 0) > 0,
+      );
+    }, 10_000);
+    await dataApiRounds(daemon, 2);
+    const warned = logs.raw.filter((l) => l.includes('a Data API round needs'));
+    expect(warned).toHaveLength(1);
+    expect(JSON.parse(warned[0] ?? '{}')).toMatchObject({ level: 40, node: 'data_api', requests: 23, capacity: 19 });
+    expect(warned[0]).toContain('Set data_api.interval to at least 2s, or data_api.rate_limit to at least 867');
   });
 
   it('a failing Data API poll logs the service error, never the key', async () => {

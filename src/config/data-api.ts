@@ -39,7 +39,7 @@ export interface DataApiConfig {
   /** Client-side limit, requests per minute. */
   rateLimitPerMinute: number;
   intervalMs: number;
-  /** Deadline of one round: the poll timeout, at most the interval. */
+  /** Longest wait for one answer: the poll timeout, at most the interval (a round may wait longer for its rate-limit slots: dataApiRoundMs). */
   timeoutMs: number;
   /** Age after which its series are dropped: the poll max age, at least three of its intervals (max-age.ts). */
   maxAgeMs: number;

@@ -187,6 +187,10 @@ export class Fleet {
     rounds.roundEnded();
     for (const t of transitions) logTransition(logger, t);
     const dataApi = this.#dataApi;
+    if (dataApi && name === DATA_API_POLLER_NAME) {
+      const over = dataApi.overBudget();
+      if (over) logger.warn({ node: DATA_API_POLLER_NAME, requests: dataApi.plan?.need, capacity: dataApi.plan?.capacity }, over);
+    }
     if (dataApi && name !== DATA_API_POLLER_NAME) {
       const blocked = dataApi.nodesProgressed();
       if (blocked) logger[blocked.waiting ? 'info' : 'warn']({ node: DATA_API_POLLER_NAME }, blocked.message);

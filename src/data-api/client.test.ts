@@ -144,6 +144,16 @@ describe('Data API client: key, errors, retries', () => {
     expect(api.callsTo('validators')).toHaveLength(2);
   });
 
+  it('in a long round, an attempt waits no longer than the attempt timeout for its answer', async () => {
+    // The Data API round may last most of its interval (for the rate limit's slots); an answer, only the poll timeout.
+    api.setFault('validators', { kind: 'hang', times: 1 });
+    const t0 = Date.now();
+    await get(client({ attemptTimeoutMs: 1_000 }), VALIDATORS, 20_000);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_000);
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect(api.callsTo('validators')).toHaveLength(2);
+  });
+
   it('a hang past the deadline: timeout, on time', async () => {
     api.setFault('validators', { kind: 'hang' });
     const t0 = Date.now();

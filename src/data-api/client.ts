@@ -38,6 +38,12 @@ export interface DataApiClientOptions {
   ratePerMinute: number;
   /** Requests sent back to back after a quiet period (default: the bucket's). */
   burst?: number;
+  /**
+   * Longest wait for one answer (default: half of what is left of the round).
+   * A round may last most of its interval to stay within the rate limit
+   * (see dataApiRoundMs), but the service answers within the poll timeout.
+   */
+  attemptTimeoutMs?: number;
   /** HTTP 429 answers one request waits out before its poll fails as `rate_limited`. */
   maxRateLimitRetries?: number;
   /** Sent as User-Agent: a shared public service deserves to know who calls it. */
@@ -211,7 +217,7 @@ export class DataApiClient {
   }
 
   async #send(pathAndQuery: string, what: string, deadline: Deadline): Promise<HttpResponse> {
-    const attemptMs = Math.max(MIN_ATTEMPT_MS, Math.floor((deadline.at - Date.now()) / 2));
+    const attemptMs = Math.min(this.opts.attemptTimeoutMs ?? Infinity, Math.max(MIN_ATTEMPT_MS, Math.floor((deadline.at - Date.now()) / 2)));
     const attempt = AbortSignal.any([deadline.signal, AbortSignal.timeout(attemptMs)]);
     try {
       return await this.opts.transport.send({

@@ -16,6 +16,7 @@ const validationItem = z.object({ txHash: z.string() });
 /** `GET /v1/networks/{network}/validators/{nodeId}`: how many validations the service lists for each watched node id. */
 export const validationCountSource = defineDataApiSource<ValidationCountValue>({
   name: 'example_data_api_validations',
+  requestsPerPoll: (asked) => asked.nodeIds,
   async poll(ctx) {
     const counts = await Promise.all(
       ctx.nodeIds.map(async (nodeId) => {

@@ -29,6 +29,18 @@ export interface DataApiSourceDef<T> extends SourceDef<T, DataApiContext> {
    * than reporting "up" for requests never sent.
    */
   appliesTo?(config: DataApiConfig): boolean;
+  /**
+   * The fewest requests one poll sends (one page per listing) for this many
+   * watched ids and addresses: what the poller weighs against the rate limit
+   * before a round, to say so when a round cannot fit (see DataApiPoller.plan).
+   */
+  requestsPerPoll(asked: DataApiAsked): number;
+}
+
+/** What a Data API round asks about, counted. */
+export interface DataApiAsked {
+  readonly nodeIds: number;
+  readonly addresses: number;
 }
 
 /** Helper that keeps the value type of a Data API source's definition. */

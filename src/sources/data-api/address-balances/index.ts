@@ -92,6 +92,7 @@ async function pBalanceOf(ctx: DataApiContext, a: WatchedAddress): Promise<Addre
 export const dataApiAddressBalancesSource = defineDataApiSource<AddressBalancesValue>({
   name: 'data_api_address_balances',
   appliesTo: (config) => (config.addresses?.length ?? 0) > 0,
+  requestsPerPoll: (asked) => asked.addresses,
   async poll(ctx) {
     const balances = await Promise.all((ctx.addresses ?? []).map((a) => pBalanceOf(ctx, a)));
     return { network: networkLabelOf(ctx.network), balances };

@@ -33,6 +33,7 @@ async function headOf(ctx: DataApiContext, chain: PrimaryChain, alias: string, d
 /** The latest block of the P-, X- and C-Chain as the service sees them: an independent view of each chain's head. */
 export const dataApiBlocksSource = defineDataApiSource<DataApiBlocksValue>({
   name: 'data_api_blocks',
+  requestsPerPoll: () => DATA_API_CHAINS.length,
   status: { order: 50, section: (v, kit, view) => dataApiBlocksSection(v, kit, view.nowMs) },
   async poll(ctx) {
     const heads = await Promise.all(DATA_API_CHAINS.map(({ chain, alias }) => headOf(ctx, chain, alias, ctx.deadline)));

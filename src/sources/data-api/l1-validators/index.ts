@@ -66,6 +66,7 @@ async function l1ValidationsOf(ctx: DataApiContext, nodeId: string): Promise<Dat
  */
 export const dataApiL1ValidatorsSource = defineDataApiSource<DataApiL1ValidatorsValue>({
   name: 'data_api_l1_validators',
+  requestsPerPoll: (asked) => asked.nodeIds,
   status: { order: 42 },
   async poll(ctx) {
     const nodes = await Promise.all(ctx.nodeIds.map(async (nodeId) => ({ nodeId, validations: await l1ValidationsOf(ctx, nodeId) })));

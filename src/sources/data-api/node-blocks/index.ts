@@ -59,6 +59,7 @@ async function proposedBlocks(
  */
 export const dataApiNodeBlocksSource = defineDataApiSource<DataApiNodeBlocksValue>({
   name: 'data_api_node_blocks',
+  requestsPerPoll: (asked) => asked.nodeIds * PROPOSER_CHAINS.length,
   // Shown in the validators' section; its own part is only the staleness note while it fails.
   status: { order: 45 },
   async poll(ctx, previous) {

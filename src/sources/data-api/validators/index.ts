@@ -117,6 +117,7 @@ async function validationsOf(ctx: DataApiContext, nodeId: string): Promise<DataA
 /** Every validation (active, pending, completed, removed) of each watched node id, across subnets. */
 export const dataApiValidatorsSource = defineDataApiSource<DataApiValidatorsValue>({
   name: 'data_api_validators',
+  requestsPerPoll: (asked) => asked.nodeIds,
   status: {
     order: 40,
     section: (v, kit, view) =>
