@@ -267,7 +267,10 @@ interface Deployment {
 }
 
 // A poll may take up to its whole interval: on 2 busy cores a slow round must not look like a failing source.
-const POLL = { interval: '1s', timeout: '1s', max_age: '5s' };
+// The max age is ten rounds: every row's exporter shares one test process with the others' and their fake
+// nodes, and a stall of that process past five seconds (seen once in CI) left every row's data stale at once,
+// raising AvaxSourceDataStale in rows that must stay silent. Rows that wait for series to go take 5 s longer.
+const POLL = { interval: '1s', timeout: '1s', max_age: '10s' };
 
 async function deploy(
   nodes: Record<string, { state: FakeNodeState; watch?: Record<string, unknown>; moving?: string[] }>,
