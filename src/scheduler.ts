@@ -150,13 +150,24 @@ export class Poller<C extends BaseContext = PollContext, S extends SourceDef<unk
       const started = Date.now();
       this.#inflight = this.runRound().finally(() => {
         this.#inflight = undefined;
-        const jitter = (this.opts.jitter ?? 0.05) * this.opts.intervalMs * (Math.random() * 2 - 1);
-        const shift = Math.min(this.#shiftLeftMs, SPREAD_STEP * this.opts.intervalMs);
+        const intervalMs = this.roundIntervalMs();
+        const jitter = (this.opts.jitter ?? 0.05) * intervalMs * (Math.random() * 2 - 1);
+        const shift = Math.min(this.#shiftLeftMs, SPREAD_STEP * intervalMs);
         this.#shiftLeftMs -= shift;
-        const next = Math.max(0, started + this.opts.intervalMs + jitter + shift - Date.now());
+        const next = Math.max(0, started + intervalMs + jitter + shift - Date.now());
         this.#schedule(next);
       });
     }, delayMs);
+  }
+
+  /** Time from one round's start to the next's, before jitter (a subclass may lengthen it as it goes). */
+  protected roundIntervalMs(): number {
+    return this.opts.intervalMs;
+  }
+
+  /** The deadline of the round about to start, read once at its start (a subclass may set it per round). */
+  protected roundTimeoutMs(): number {
+    return this.opts.timeoutMs;
   }
 
   /** Stops polling and aborts the round in flight; resolves once it has ended. */
@@ -170,7 +181,7 @@ export class Poller<C extends BaseContext = PollContext, S extends SourceDef<unk
   /** Runs one poll round of every source. Never throws: failures are recorded as state. */
   async runRound(): Promise<void> {
     const round = this.#round++;
-    const limit = new RoundDeadline(this.opts.timeoutMs);
+    const limit = new RoundDeadline(this.roundTimeoutMs());
     const deadline = limit.deadline;
     // Every call of the round listens on this one signal (a dozen or more per node).
     setMaxListeners(0, deadline.signal);

@@ -213,8 +213,8 @@ describe('end to end with the Data API', () => {
   it('a round that needs more requests than one burst spreads them over its interval, inside the limit', async () => {
     // Four watched ids ask 23 requests a round (validations, L1 validations and P, X, C node blocks per id, plus
     // three heads). A limit of 600/min (10 a second, bursts of 10) holds 10 + 10 × 0.4 s = 14 of them within the
-    // node poll's timeout, but 10 + 10 × 2.7 s = 37 within the round's interval of 3 s: the second is what the
-    // limit allows, and all of it should be used rather than failing the round as rate_limited.
+    // node poll's timeout, but 10 × 2.7 s = 27 within 90 % of the round's interval of 3 s: the second is what the
+    // limit allows, round after round, and all of it should be used rather than failing the round as rate_limited.
     const node = await fakeNode();
     const api = await fakeDataApi();
     const ids = [SELF, FAKE_DENIED_NODE_ID, 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'];
@@ -235,23 +235,33 @@ describe('end to end with the Data API', () => {
     api.calls.forEach((c, i) => expect(i + 1, `call ${i}`).toBeLessThanOrEqual(10 + Math.floor(((c.at - first) / 1000) * 10) + 1));
   });
 
-  it('a round that cannot fit its limit says so once, with the settings that would fit', async () => {
-    // The same 23 requests in a round of 0.9 s at 10 a second: 10 + 9 fit.
+  it('rounds that cannot fit their limit come less often, every source up, and the exporter says so once', async () => {
+    // The same 23 requests with a round every second at 10 a second: 9 fit in 0.9 s, round after round; every 3 s, 27 do.
     const node = await fakeNode();
     const api = await fakeDataApi();
     const ids = [SELF, FAKE_DENIED_NODE_ID, 'NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg', 'NodeID-GWPcbFJZFfZreETSoWjPimr846mXEKCtu'];
     const { daemon, logs } = await daemonFor(node, api, { interval: '1s', rate_limit: 600 }, { watch: { node_ids: ids } });
-    await eventually(async () => {
-      const text = await scrape(daemon);
-      return DATA_API_SOURCES.some(
-        (source) => (valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source, reason: 'rate_limited' }) ?? 0) > 0,
-      );
-    }, 10_000);
+    await waitDataApiUp(daemon, 15_000);
+    const from = dataApiPoller(daemon).completedRounds;
+    const t0 = Date.now();
     await dataApiRounds(daemon, 2);
+    expect(Date.now() - t0, 'two rounds at the interval that fits').toBeGreaterThanOrEqual(4_500);
+    const text = await scrape(daemon);
+    for (const source of DATA_API_SOURCES) {
+      expect(valueOf(text, 'avax_source_up', { node: 'data_api', source }), source).toBe(1);
+      expect(valueOf(text, 'avax_source_poll_failures_total', { node: 'data_api', source, reason: 'rate_limited' }) ?? 0, source).toBe(0);
+    }
+    // The series are kept three of the longer intervals.
+    expect(valueOf(text, 'avax_source_max_age_seconds', { node: 'data_api', source: 'data_api_blocks' })).toBe(9);
     const warned = logs.raw.filter((l) => l.includes('a Data API round needs'));
     expect(warned).toHaveLength(1);
-    expect(JSON.parse(warned[0] ?? '{}')).toMatchObject({ level: 40, node: 'data_api', requests: 23, capacity: 19 });
-    expect(warned[0]).toContain('Set data_api.interval to at least 2s, or data_api.rate_limit to at least 867');
+    expect(JSON.parse(warned[0] ?? '{}')).toMatchObject({ level: 40, node: 'data_api', requests: 23, capacity: 9, interval_ms: 3_000 });
+    expect(warned[0]).toContain(
+      'the Data API is polled every 3s instead, and its series are kept for 9s. For a round every 1s, set data_api.rate_limit to at least 1534',
+    );
+    expect(dataApiPoller(daemon).completedRounds).toBeGreaterThanOrEqual(from + 2);
+    const first = api.calls[0]?.at ?? 0;
+    api.calls.forEach((c, i) => expect(i + 1, `call ${i}`).toBeLessThanOrEqual(10 + Math.floor(((c.at - first) / 1000) * 10) + 1));
   });
 
   it('a failing Data API poll logs the service error, never the key', async () => {

@@ -299,7 +299,7 @@ export const SETTINGS = {
       flag: 'data-api.interval',
       default: w(D.DEFAULT_DATA_API_INTERVAL_MS),
       describe: 'Time between two Data API rounds',
-      docs: 'time between two Data API rounds',
+      docs: 'time between two Data API rounds; longer when a round needs more requests than `data_api.rate_limit` gives in 90 % of it ([data-api.md](data-api.md))',
     }),
     max_pages: leaf(
       positiveInt('a whole number').refine((v) => v <= 1000, 'must be at most 1000'),

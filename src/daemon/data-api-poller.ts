@@ -6,6 +6,7 @@ import type { StateStore, StateTransition } from '../state/store.js';
 import { DataApiClient, dataApiNetworkOf, networkIdOf, type DataApiNetwork } from '../data-api/client.js';
 import type { DataApiAsked, DataApiContext, DataApiSourceDef } from '../sources/data-api/source.js';
 import { writeDuration } from '../config/duration.js';
+import { slowPollerMaxAgeMs } from '../config/max-age.js';
 
 /** The poller's name: the `node` label of the Data API sources' self-metrics. */
 export const DATA_API_POLLER_NAME = 'data_api';
@@ -13,11 +14,10 @@ export const DATA_API_POLLER_NAME = 'data_api';
 /**
  * Share of its interval a Data API round may last. The client-side limit is a
  * rate: a round cut off at the poll timeout could send one burst plus the rate
- * times the timeout (10 + 10 of the 60 requests a minute the defaults allow),
- * and a round that needs more, from four watched ids up, would fail as
- * `rate_limited` every time while most of the budget goes unused. Rounds never
- * overlap (the next is scheduled after one ends); the rest of the interval is
- * for its jitter.
+ * times the timeout (10 + 10 of the 60 requests a minute the defaults allow:
+ * from four watched ids on, a source failed as `rate_limited` every round while
+ * most of the budget went unused). Rounds never overlap (the next is scheduled
+ * after one ends); the rest of the interval is for its jitter.
  */
 export const DATA_API_ROUND_SHARE = 0.9;
 
@@ -26,49 +26,88 @@ export function dataApiRoundMs(config: Pick<DataApiConfig, 'intervalMs' | 'timeo
   return Math.max(config.timeoutMs, Math.floor(config.intervalMs * DATA_API_ROUND_SHARE));
 }
 
+/** What bounds a Data API round's requests: the rate limit, and the configured interval and poll timeout. */
+export interface DataApiLimit {
+  perMinute: number;
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+/**
+ * Requests a round at this interval can send under the limit, round after
+ * round: the rate over the round's share of the interval. Not a burst more:
+ * a round that used it would leave the bucket short when the next begins (it
+ * refills at the rate, and a round spaced a jittered interval later would not
+ * have the burst back); the burst is rather the margin that lets every round
+ * start with a full bucket.
+ */
+function capacityAt(limit: DataApiLimit, intervalMs: number): number {
+  return Math.floor((limit.perMinute * intervalMs * DATA_API_ROUND_SHARE) / 60_000);
+}
+
 /** A Data API round's need, weighed against what the rate limit lets one round send. */
 export interface DataApiRoundPlan {
   /** The fewest requests the round sends (one page per listing), by source. */
   bySource: ReadonlyMap<string, number>;
   /** Their sum. */
   need: number;
-  /** Requests the rate limit lets one round send: a burst, then the rate over the round's length. */
-  capacity: number;
   asked: DataApiAsked;
-}
-
-/** Weighs a round's requests against the limit. Pure. */
-export function planRound(
-  sources: readonly Pick<DataApiSourceDef<unknown>, 'name' | 'requestsPerPoll'>[],
-  asked: DataApiAsked,
-  limit: { perMinute: number; burst: number; roundMs: number },
-): DataApiRoundPlan {
-  const bySource = new Map(sources.map((s) => [s.name, s.requestsPerPoll(asked)]));
-  const need = [...bySource.values()].reduce((a, b) => a + b, 0);
-  return { bySource, need, capacity: limit.burst + Math.floor((limit.perMinute * limit.roundMs) / 60_000), asked };
+  /** Requests a round at the configured interval can send. */
+  capacity: number;
+  /** The interval the rounds keep: the configured one, or, when a round there cannot fit, the shortest (in whole seconds) where it does. */
+  intervalMs: number;
+  /** How long this round may last: {@link dataApiRoundMs} at that interval. */
+  roundMs: number;
 }
 
 /**
- * What to tell an operator whose Data API round cannot fit its rate limit:
- * the figures, and the settings that would make it fit (the interval computed
- * for the current limit). Undefined when it fits.
+ * Weighs a round's requests against the limit and sets the interval that
+ * fits them. Pure. A round that cannot fit would fail the sources whose turn
+ * comes last as `rate_limited` every round (AvaxSourceDown for a fleet of
+ * more than 10 nodes with the Data API on and the defaults); the rate limit
+ * is what the service allows, so what it buys is kept and spread: the rounds
+ * come less often, and every source stays up.
  */
-export function describeOverBudget(
+export function planRound(
+  sources: readonly Pick<DataApiSourceDef<unknown>, 'name' | 'requestsPerPoll'>[],
+  asked: DataApiAsked,
+  limit: DataApiLimit,
+): DataApiRoundPlan {
+  const bySource = new Map(sources.map((s) => [s.name, s.requestsPerPoll(asked)]));
+  const need = [...bySource.values()].reduce((a, b) => a + b, 0);
+  let intervalMs = limit.intervalMs;
+  if (capacityAt(limit, intervalMs) < need) {
+    // need <= rate × share × interval, in whole seconds; then checked against the rounding.
+    intervalMs = Math.max(intervalMs, Math.ceil((need * 60_000) / (limit.perMinute * DATA_API_ROUND_SHARE) / 1000) * 1000);
+    while (capacityAt(limit, intervalMs) < need) intervalMs += 1000;
+  }
+  return {
+    bySource,
+    need,
+    asked,
+    capacity: capacityAt(limit, limit.intervalMs),
+    intervalMs,
+    roundMs: dataApiRoundMs({ intervalMs, timeoutMs: limit.timeoutMs }),
+  };
+}
+
+/**
+ * What to tell an operator whose Data API rounds were spread out to fit the
+ * rate limit: the figures, the interval in force, and the limit that would
+ * give the configured one. Undefined when the configured interval fits.
+ */
+export function describeStretch(
   plan: DataApiRoundPlan,
-  config: Pick<DataApiConfig, 'rateLimitPerMinute' | 'intervalMs' | 'key'>,
-  roundMs: number,
+  config: Pick<DataApiConfig, 'rateLimitPerMinute' | 'intervalMs' | 'maxAgeMs' | 'key'>,
 ): string | undefined {
-  if (plan.need <= plan.capacity) return undefined;
+  if (plan.intervalMs <= config.intervalMs) return undefined;
   const parts = [...plan.bySource].filter(([, n]) => n > 0).map(([name, n]) => `${name} ${n}`);
-  const burst = plan.capacity - Math.floor((config.rateLimitPerMinute * roundMs) / 60_000);
-  // need <= burst + rate × share × interval: the shortest interval that fits at this limit (whole seconds), and the least limit at this interval.
-  const intervalMs = Math.ceil(((plan.need - burst) * 60_000) / (config.rateLimitPerMinute * DATA_API_ROUND_SHARE) / 1000) * 1000;
-  const perMinute = Math.ceil(((plan.need - burst) * 60_000) / roundMs);
+  const perMinute = Math.ceil((plan.need * 60_000) / (config.intervalMs * DATA_API_ROUND_SHARE));
   return (
     `a Data API round needs at least ${plan.need} requests (${parts.join(', ')}; ${plan.asked.nodeIds} watched node id(s)), ` +
-    `but the rate limit of ${config.rateLimitPerMinute}/min lets a round of ${writeDuration(roundMs)} send ${plan.capacity}: ` +
-    `the requests past that are not sent and their sources fail as rate_limited every round. ` +
-    `Set data_api.interval to at least ${writeDuration(intervalMs)}, or data_api.rate_limit to at least ${perMinute}` +
+    `more than the ${plan.capacity} the rate limit of ${config.rateLimitPerMinute}/min lets a round every ${writeDuration(config.intervalMs)} send: ` +
+    `the Data API is polled every ${writeDuration(plan.intervalMs)} instead, and its series are kept for ${writeDuration(slowPollerMaxAgeMs(config.maxAgeMs, plan.intervalMs))}. ` +
+    `For a round every ${writeDuration(config.intervalMs)}, set data_api.rate_limit to at least ${perMinute}` +
     `${config.key === undefined ? ' (an API key raises what the service allows)' : ' (within what the service allows your key)'}, or watch fewer node ids`
   );
 }
@@ -145,10 +184,13 @@ export interface DataApiPollerOptions {
  */
 export class DataApiPoller extends Poller<DataApiContext, DataApiSourceDef<unknown>> {
   readonly client: DataApiClient;
-  readonly #facts: { network?: DataApiNetwork; plan?: DataApiRoundPlan };
-  readonly #roundMs: number;
+  readonly #facts: { network?: DataApiNetwork; nodeIds?: string[] };
   readonly #config: DataApiConfig;
-  #lastOverBudget: string | undefined;
+  readonly #limit: DataApiLimit;
+  readonly #polled: readonly DataApiSourceDef<unknown>[];
+  readonly #probeNodeIds: readonly string[] | undefined;
+  #plan: DataApiRoundPlan | undefined;
+  #lastStretch: string | undefined;
   readonly #nodes: readonly NodeFacts[];
   readonly #configured: DataApiNetwork | undefined;
   #armed = false;
@@ -162,21 +204,20 @@ export class DataApiPoller extends Poller<DataApiContext, DataApiSourceDef<unkno
       apiKey: opts.config.key,
       keyHeader: opts.config.keyHeader,
       ratePerMinute: opts.config.rateLimitPerMinute,
+      // A round may wait most of its interval for the rate limit's slots; each answer, only the poll timeout.
       attemptTimeoutMs: opts.config.timeoutMs,
       ...(opts.userAgent ? { userAgent: opts.userAgent } : {}),
     });
-    const facts: { network?: DataApiNetwork; plan?: DataApiRoundPlan } = {};
+    const facts: { network?: DataApiNetwork; nodeIds?: string[] } = {};
     const addresses = opts.config.addresses ?? [];
     // A source with nothing to ask is not polled, rather than reporting "up" for requests never sent.
     const polled = opts.sources.filter((src) => src.appliesTo?.(opts.config) ?? true);
-    const roundMs = dataApiRoundMs(opts.config);
-    const limit = { perMinute: opts.config.rateLimitPerMinute, burst: client.bucket.burst, roundMs };
     super({
       // The key (and any credentials in the URL) must not come back through an echoing error body.
       redact: makeRedactor(secretsOf({ url: opts.baseUrl, values: [opts.config.key] })),
       name: DATA_API_POLLER_NAME,
+      // Both as configured; each round's own are its plan's (roundIntervalMs, roundTimeoutMs below).
       intervalMs: opts.config.intervalMs,
-      // Waiting for the rate limit's next slot may take most of the interval; each answer, only the poll timeout.
       timeoutMs: dataApiRoundMs(opts.config),
       jitter: opts.jitter,
       sources: polled,
@@ -184,17 +225,22 @@ export class DataApiPoller extends Poller<DataApiContext, DataApiSourceDef<unkno
       store: opts.store,
       onRound: opts.onRound,
       makeContext: (deadline, round) => {
-        // Only called once started, which needs the network.
+        // Only called once started, which needs the network; the ids are the ones the round's plan counted.
         const network = facts.network as DataApiNetwork;
-        const nodeIds = watchedNodeIds(opts.nodes, network, opts.probeNodeIds);
-        facts.plan = planRound(polled, { nodeIds: nodeIds.length, addresses: addresses.length }, limit);
+        const nodeIds = facts.nodeIds ?? watchedNodeIds(opts.nodes, network, opts.probeNodeIds);
         return { deadline, round, client, network, nodeIds, maxPages: opts.config.maxPages, addresses };
       },
     });
     this.client = client;
     this.#facts = facts;
-    this.#roundMs = roundMs;
     this.#config = opts.config;
+    this.#limit = {
+      perMinute: opts.config.rateLimitPerMinute,
+      intervalMs: opts.config.intervalMs,
+      timeoutMs: opts.config.timeoutMs,
+    };
+    this.#polled = polled;
+    this.#probeNodeIds = opts.probeNodeIds;
     this.#nodes = opts.nodes;
     this.#configured = opts.config.network;
   }
@@ -206,19 +252,37 @@ export class DataApiPoller extends Poller<DataApiContext, DataApiSourceDef<unkno
 
   /** The last round's need against the rate limit (undefined before the first round). */
   get plan(): DataApiRoundPlan | undefined {
-    return this.#facts.plan;
+    return this.#plan;
+  }
+
+  /** Age after which the Data API's series are dropped: the configured max age, or three of the rounds' longer interval. */
+  get maxAgeMs(): number {
+    return slowPollerMaxAgeMs(this.#config.maxAgeMs, this.roundIntervalMs());
+  }
+
+  /** Plans the round about to start: the ids it asks about, and the interval and deadline that fit its requests. */
+  protected override roundTimeoutMs(): number {
+    const network = this.#facts.network;
+    if (network === undefined) return super.roundTimeoutMs();
+    const nodeIds = watchedNodeIds(this.#nodes, network, this.#probeNodeIds);
+    this.#facts.nodeIds = nodeIds;
+    this.#plan = planRound(this.#polled, { nodeIds: nodeIds.length, addresses: this.#config.addresses?.length ?? 0 }, this.#limit);
+    return this.#plan.roundMs;
+  }
+
+  protected override roundIntervalMs(): number {
+    return this.#plan?.intervalMs ?? super.roundIntervalMs();
   }
 
   /**
    * To be called after each Data API round: a line worth a warning when the
-   * round's requests cannot fit the rate limit, once per distinct shortfall
+   * rounds were spread out to fit the rate limit, once per distinct plan
    * (the watched ids change as nodes report theirs).
    */
-  overBudget(): string | undefined {
-    const plan = this.#facts.plan;
-    const message = plan && describeOverBudget(plan, this.#config, this.#roundMs);
-    if (message === this.#lastOverBudget) return undefined;
-    this.#lastOverBudget = message;
+  stretched(): string | undefined {
+    const message = this.#plan && describeStretch(this.#plan, this.#config);
+    if (message === this.#lastStretch) return undefined;
+    this.#lastStretch = message;
     return message;
   }
 

@@ -103,6 +103,8 @@ export class Fleet {
 
   /** Max age of a pseudo-node's series where it differs from the nodes': the Data API polls less often than the nodes. */
   get maxAgeByNode(): ReadonlyMap<string, number> {
+    // The Data API's rounds may be spread out to fit its rate limit (DataApiPoller.plan); its series are kept as much longer.
+    if (this.#dataApi) this.#maxAgeByNode.set(DATA_API_POLLER_NAME, this.#dataApi.maxAgeMs);
     return this.#maxAgeByNode;
   }
 
@@ -187,9 +189,14 @@ export class Fleet {
     rounds.roundEnded();
     for (const t of transitions) logTransition(logger, t);
     const dataApi = this.#dataApi;
-    if (dataApi && name === DATA_API_POLLER_NAME) {
-      const over = dataApi.overBudget();
-      if (over) logger.warn({ node: DATA_API_POLLER_NAME, requests: dataApi.plan?.need, capacity: dataApi.plan?.capacity }, over);
+    if (dataApi) {
+      // After any round, not only the Data API's: its plan is made as its round starts, and a round spread over many minutes ends late.
+      const stretched = dataApi.stretched();
+      if (stretched)
+        logger.warn(
+          { node: DATA_API_POLLER_NAME, requests: dataApi.plan?.need, capacity: dataApi.plan?.capacity, interval_ms: dataApi.plan?.intervalMs },
+          stretched,
+        );
     }
     if (dataApi && name !== DATA_API_POLLER_NAME) {
       const blocked = dataApi.nodesProgressed();
