@@ -230,6 +230,8 @@ describe('end to end with the Data API', () => {
         id,
       ).toBe(true);
     expect(api.callsTo('nodeBlocks').length).toBeGreaterThanOrEqual(ids.length * 3);
+    // The chains' heads take the round's first turns (within its first burst), before any validator's blocks.
+    expect(api.calls.slice(0, 10).filter((c) => c.route === 'blocks')).toHaveLength(3);
     // Never faster than the limit: by any call, at most a burst plus the rate times the time since the first.
     const first = api.calls[0]?.at ?? 0;
     api.calls.forEach((c, i) => expect(i + 1, `call ${i}`).toBeLessThanOrEqual(10 + Math.floor(((c.at - first) / 1000) * 10) + 1));

@@ -248,9 +248,9 @@ export class Fleet {
     const { sources, transport, store, jitter } = this.#opts;
     return cfg.dataApi.enabled
       ? new DataApiPoller({
-          // The demo's Data API is a local fake with no limit of its own; its three watched ids ask
-          // 15 pages a round (4 per id: validations and P, X, C node blocks, plus 3 heads), more than
-          // the default burst holds within a short demo poll.
+          // The demo's Data API is a local fake with no limit of its own: the public service's rate
+          // limit would only slow the demo down (its three watched ids ask 18 requests a round, five
+          // per id and three heads, spaced a second apart at the default limit).
           config:
             baseUrl === this.#opts.demo.dataApiUrl ? { ...cfg.dataApi, rateLimitPerMinute: Math.max(cfg.dataApi.rateLimitPerMinute, 6_000) } : cfg.dataApi,
           sources: sources.dataApi,

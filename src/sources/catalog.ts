@@ -59,11 +59,14 @@ export const NODE_SOURCES: readonly NodeSourceDef<unknown>[] = [
  */
 export const CONFIGURED_NODE_SOURCES: readonly NodeSourceDef<unknown>[] = [addressBalancesSource];
 
-/** The Data API sources, in the order a round runs them. */
+/** The Data API sources, in the order a round runs them (and takes its turns under the rate limit). */
 export const DATA_API_SOURCES: readonly DataApiSourceDef<unknown>[] = [
+  // First: a round spread over minutes to fit the limit then reads the chains' heads before any validator's
+  // proposed blocks, so AvaxValidatorProposerDrought never measures a validator's silence up to a head newer
+  // than what it knows of the validator's blocks.
+  dataApiBlocksSource,
   dataApiValidatorsSource,
   dataApiNodeBlocksSource,
-  dataApiBlocksSource,
   dataApiAddressBalancesSource,
   // Last: when a round's deadline leaves no room under the rate limit, the newest source waits, not the older ones.
   dataApiL1ValidatorsSource,

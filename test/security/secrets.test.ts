@@ -98,8 +98,8 @@ web:
       async () => valueOf(await (await fetch(`${base}/metrics`)).text(), 'avax_source_up', { node: 'data_api', source: 'data_api_blocks' }) === 1,
       20_000,
     );
-    // ...and a failing poll gets logged too, error text and all.
-    node.setFault('info.peers', { kind: 'status', status: 502, body: 'upstream says no' });
+    // ...and a failing poll gets logged too, error text and all (info.uptime: asked every round, unlike info.peers).
+    node.setFault('info.uptime', { kind: 'status', status: 502, body: 'upstream says no' });
     await eventually(() => /"msg":"source down"/.test(out), 20_000);
 
     const pages = await Promise.all(['/metrics', '/', '/-/status'].map(async (p) => (await fetch(`${base}${p}`)).text()));
