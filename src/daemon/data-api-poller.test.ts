@@ -72,7 +72,7 @@ describe("a Data API round's requests against the rate limit", () => {
     // 58 requests at one a second within 90 % of the interval: 64.4 s, in whole seconds.
     expect(eleven).toMatchObject({ need: 58, capacity: 54, intervalMs: 65_000, roundMs: 58_500 });
     expect(describeStretch(eleven, defaults)).toBe(
-      'a Data API round needs at least 58 requests (data_api_validators 11, data_api_node_blocks 33, data_api_blocks 3, data_api_l1_validators 11; 11 watched node id(s)), ' +
+      'a Data API round needs at least 58 requests (data_api_blocks 3, data_api_validators 11, data_api_node_blocks 33, data_api_l1_validators 11; 11 watched node id(s)), ' +
         'more than the 54 the rate limit of 60/min lets a round every 1m send: the Data API is polled every 1m5s instead, and its series are kept for 3m15s. ' +
         'For a round every 1m, set data_api.rate_limit to at least 65 (an API key raises what the service allows), or watch fewer node ids',
     );
