@@ -262,6 +262,12 @@ describe('end to end with the Data API', () => {
       'the Data API is polled every 3s instead, and its series are kept for 9s. For a round every 1s, set data_api.rate_limit to at least 1534',
     );
     expect(dataApiPoller(daemon).completedRounds).toBeGreaterThanOrEqual(from + 2);
+    expect(((await (await fetch(`${daemon.url}/-/status`)).json()) as { data_api_rounds: unknown }).data_api_rounds).toEqual({
+      interval: '3s',
+      watched_node_ids: 4,
+      requests_needed: 23,
+      requests_allowed_at_configured_interval: 9,
+    });
     const first = api.calls[0]?.at ?? 0;
     api.calls.forEach((c, i) => expect(i + 1, `call ${i}`).toBeLessThanOrEqual(10 + Math.floor(((c.at - first) / 1000) * 10) + 1));
   });

@@ -2,6 +2,7 @@ import { redactConfig, redactUrl } from '../config/load.js';
 import type { StateStore } from '../state/store.js';
 import { DATA_API_POLLER_NAME } from './data-api-poller.js';
 import { BUILD } from './build-info.js';
+import { writeDuration } from '../config/duration.js';
 import type { Fleet } from './fleet.js';
 import type { AnySource } from '../sources/source.js';
 
@@ -15,13 +16,27 @@ export interface StatusViewOptions {
   sources: ReadonlyMap<string, AnySource>;
 }
 
-/** The `/-/status` body: version, readiness, the running configuration (secrets redacted) and each source's state. */
+/**
+ * The `/-/status` body: version, readiness, the running configuration (secrets redacted), the Data API's
+ * rounds as planned against its rate limit (once it has planned one), and each source's state.
+ */
 export function statusBody({ fleet, store, ready, lastReloadOk }: StatusViewOptions): unknown {
+  const plan = fleet.dataApi?.plan;
   return {
     version: BUILD.version,
     ready: ready(),
     config: redactConfig(fleet.config),
     last_reload_successful: lastReloadOk(),
+    ...(plan
+      ? {
+          data_api_rounds: {
+            interval: writeDuration(plan.intervalMs),
+            watched_node_ids: plan.asked.nodeIds,
+            requests_needed: plan.need,
+            requests_allowed_at_configured_interval: plan.capacity,
+          },
+        }
+      : {}),
     sources: store.all().map((st) => ({
       node: st.node,
       source: st.source,
