@@ -80,9 +80,10 @@ describe('promtool', () => {
     expect(testFileNames.length).toBeGreaterThan(0);
   });
 
-  // One promtool run per file, each with its own deadline: all of them in one run take about 95 s of a quiet
-  // machine (validator.test.yml alone 50 s), which went past a single 120 s deadline when the suite's other
-  // files shared the two cores.
+  // One promtool run per file, each with its own deadline: all of them in one run went past a single 120 s
+  // deadline when the suite's other files shared the two cores. promtool evaluates every rule at each step of
+  // the evaluation interval up to a group's last eval_time, so a long group gets a file of its own (a week at
+  // 1m steps took validator.test.yml to three minutes of a quiet machine: validator-week.test.yml steps by 1h).
   it.each(testFileNames)('test rules: every rule unit test of %s passes', { timeout: PROMTOOL_TEST_TIMEOUT_MS }, async (f) => {
     const r = await run(PROMTOOL, ['test', 'rules', join(TESTS_DIR, f)], PROMTOOL_TEST_TIMEOUT_MS);
     const output = r.stdout + r.stderr;
