@@ -148,7 +148,7 @@ describe('Data API client: key, errors, retries', () => {
     // The Data API round may last most of its interval (for the rate limit's slots); an answer, only the poll timeout.
     api.setFault('validators', { kind: 'hang', times: 1 });
     const t0 = Date.now();
-    await get(client({ attemptTimeoutMs: 1_000 }), VALIDATORS, 20_000);
+    await get(client({ attemptTimeoutMs: 1_000 }), VALIDATORS, 10_000);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1_000);
     expect(Date.now() - t0).toBeLessThan(3_000);
     expect(api.callsTo('validators')).toHaveLength(2);

@@ -218,7 +218,11 @@ export class DataApiClient {
 
   async #send(pathAndQuery: string, what: string, deadline: Deadline): Promise<HttpResponse> {
     const attemptMs = Math.min(this.opts.attemptTimeoutMs ?? Infinity, Math.max(MIN_ATTEMPT_MS, Math.floor((deadline.at - Date.now()) / 2)));
-    const attempt = AbortSignal.any([deadline.signal, AbortSignal.timeout(attemptMs)]);
+    // A timer of our own, not AbortSignal.timeout: inside AbortSignal.any nothing holds a timeout signal, and Node
+    // may collect it before it fires (nodejs/node#57736), leaving a hung request to wait for the round's deadline.
+    const expiry = new AbortController();
+    const timer = setTimeout(() => expiry.abort(new DOMException(`no answer within ${attemptMs} ms`, 'TimeoutError')), attemptMs);
+    const attempt = AbortSignal.any([deadline.signal, expiry.signal]);
     try {
       return await this.opts.transport.send({
         url: this.opts.baseUrl + pathAndQuery,
@@ -232,6 +236,8 @@ export class DataApiClient {
         throw new UpstreamError('timeout', `${what}: no answer within ${(attemptMs / 1000).toFixed(1)} s`, { retryable: true, cause: err });
       }
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
