@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { TimeSlicer } from './time-slice.js';
 
-/** Busy-waits `ms` in steps of `stepMs`, awaiting `slicer.check()` after each; returns how many times the loop ran other work meanwhile. */
+/**
+ * Busy-waits `ms / stepMs` steps of `stepMs` each, awaiting `slicer.check()` after each; returns how many times the
+ * loop ran other work meanwhile. Counted in steps, not in wall time: on a shared machine the thread may lose its
+ * CPU for most of a 30 ms window (CI once saw 4 yields where 15 steps give about 15), and a step that lost it only
+ * lasts longer.
+ */
 async function workWhileCounting(slicer: TimeSlicer, ms: number, stepMs: number): Promise<number> {
   let turns = 0;
   let counting = true;
@@ -11,8 +16,7 @@ async function workWhileCounting(slicer: TimeSlicer, ms: number, stepMs: number)
     setImmediate(count);
   };
   setImmediate(count);
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
+  for (let step = 0; step < Math.round(ms / stepMs); step++) {
     const stepEnd = performance.now() + stepMs;
     while (performance.now() < stepEnd) {
       // busy: a step of formatting or compressing
