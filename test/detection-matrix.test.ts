@@ -296,7 +296,7 @@ async function deploy(
 async function withDataApi(nodes: Parameters<typeof deploy>[0], edit: (s: FakeDataApi['state']) => void = () => undefined): Promise<Deployment> {
   const dataApi = await FakeDataApi.start({ maxCalls: 1000 });
   edit(dataApi.state);
-  const d = await deploy(nodes, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+  const d = await deploy(nodes, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
   d.dataApi = dataApi;
   return d;
 }
@@ -316,7 +316,7 @@ async function proposerDeployment(now: number, proposer: string, edit: (s: FakeN
   const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime };
   // No L1 validations: this row is about the primary network (an unwatched active L1 validation would raise its own warning).
   const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] }, l1Validators: [] }, maxCalls: 5000 });
-  const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+  const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
   d.dataApi = dataApi;
   d.onTick = () => void dataApi.addBlock('c-chain', proposer);
   return d;
@@ -391,7 +391,7 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     const denied = { ...fixtureDeniedValidation(SELF), startTimestamp: now - 367 * DAY, endTimestamp: now - 2 * DAY };
     // This row is about the primary network: the Data API lists no L1 validation of the node (the l1-unwatched row has one).
     const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active, denied] }, l1Validators: [] }, maxCalls: 1000 });
-    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
     d.dataApi = dataApi;
     return d;
   },
@@ -495,7 +495,7 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     const v = validatorOf(s, SELF);
     const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime, uptimePerformance: 75 };
     const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] }, l1Validators: [] }, maxCalls: 5000 });
-    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '1s', rate_limit: 6_000 });
+    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
     d.dataApi = dataApi;
     return d;
   },
