@@ -58,6 +58,8 @@ export interface SResult {
   bareRss: number;
   /** RSS of the stack reference (STACK_REFERENCE: the libraries and HTTP alone; median of its samples). */
   stackRss: number;
+  /** CPU of the stack reference over the daemon's window, per interval (it makes one exchange and serves one scrape per interval). */
+  stackCpuMsPerRound: number;
   daemon: SRun;
   /** The single executable's run; a string says why there is none. */
   binary: SRun | string;
@@ -195,6 +197,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
         await dataApi.child.request('clear');
         const r0 = await roundsOf();
         const c0 = procCpuMs(pid) ?? NaN;
+        const s0 = procCpuMs(stackRef.pid) ?? NaN;
         const w = await watchWindow(
           pid,
           `${url}/metrics`,
@@ -203,6 +206,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
           label === 'daemon' ? { bare: bare.pid, stack: stackRef.pid } : undefined,
         );
         const cpuMs = (procCpuMs(pid) ?? NaN) - c0;
+        if (label === 'daemon') stackCpuMsPerRound = (((procCpuMs(stackRef.pid) ?? NaN) - s0) * scrapeEveryMs) / (w.seconds * 1000);
         const rounds = (await roundsOf()) - r0;
         const peak = procMemory(pid).peak;
         if (w.bare.length) bareSamples.push(...w.bare);
@@ -233,6 +237,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
       };
       const bareSamples: number[] = [];
       const stackSamples: number[] = [];
+      let stackCpuMsPerRound = NaN;
 
       log(`S: the daemon (poll ${plan.sInterval}, info.peers ${plan.sPeersInterval}, Data API ${plan.sDataApiInterval})`);
       const d = await BenchChild.spawn<DaemonInfo>('daemon', cfg, {
@@ -289,6 +294,7 @@ export async function scenarioS(plan: Plan, logDir: string, profileDir: string, 
         warmSeconds: plan.sWarmSeconds,
         bareRss: median(bareSamples),
         stackRss: median(stackSamples),
+        stackCpuMsPerRound,
         daemon,
         binary: bin,
       };
@@ -344,7 +350,7 @@ export function sTargets(s: SResult): Target[] {
       measured: `${f(perRound / floor, 1)}x (${f(perRound, 2)} ms)`,
       limit: '<= 2x',
       // The bare client beside the floor: what any Node.js poller spends on the same calls before using them.
-      reference: `floor ${f(floor, 2)} ms; a bare node:http client ${f(r.exchange.exchangeMs / r.rounds, 2)} ms (${f(r.exchange.exchangeMs / r.rounds / floor, 1)}x the floor)`,
+      reference: `floor ${f(floor, 2)} ms; a bare node:http client ${f(r.exchange.exchangeMs / r.rounds, 2)} ms (${f(r.exchange.exchangeMs / r.rounds / floor, 1)}x the floor); the stack alone ${f(s.stackCpuMsPerRound, 2)} ms`,
       pass: perRound <= 2 * floor,
     });
   }
@@ -382,6 +388,10 @@ export function sSection(s: SResult): string[] {
       'reference: a bare node:http client asking the same calls and parsing the answers, per round (ours ÷ it)',
       ...col((r) => `${f(r.exchange.exchangeMs / r.rounds, 2)} ms (${f(r.cpuMs / r.exchange.exchangeMs, 1)}x)`),
     ],
+    [
+      'reference: the stack alone, CPU per interval (its one exchange and one scrape, its default metrics, its timers)',
+      ...col(() => `${f(s.stackCpuMsPerRound, 2)} ms`),
+    ],
     ['upstream calls per round (node and Data API)', ...col((r) => f(r.upstreamCalls / r.rounds, 1))],
     ['failed scrapes', ...col((r) => String(r.scrapeFailures))],
   ];
@@ -393,7 +403,7 @@ export function sSection(s: SResult): string[] {
     `The fake validator node (the mainnet world: 2,000 peers, 1,800 validators) and the fake Data API each in a process of their own; the exporter measured after ${s.warmSeconds} s of warm-up. ` +
       `Intervals shortened from 15 s / 1 min / 1 min in the same ratio, so the window holds every kind of round several times. ` +
       `An idle bare Node process (\`node -e\`, the same runtime environment) in the same run: ${mb(s.bareRss)} MB RSS. ` +
-      `Beside it, the stack alone (same environment, sampled with it): the libraries the daemon loads at every start (prom-client with its default metrics, pino, zod, p-retry), a node:http server answering with those metrics gzipped, and once a round a keep-alive request to the node's health and a gzip scrape of itself, nothing else: ${mb(s.stackRss)} MB, ${mb(s.stackRss - s.bareRss)} MB over the bare node, the least an exporter on this stack holds before any code and data of its own. ` +
+      `Beside it, the stack alone (same environment, sampled with it): the libraries the daemon loads at every start (prom-client with its default metrics, pino, zod, p-retry), a node:http server answering with those metrics gzipped, and once a round a keep-alive request to the node's health and a gzip scrape of itself, nothing else: ${mb(s.stackRss)} MB, ${mb(s.stackRss - s.bareRss)} MB over the bare node, the least an exporter on this stack holds before any code and data of its own; its CPU over the same window: ${f(s.stackCpuMsPerRound, 2)} ms per interval. ` +
       'The floor: every answer the window received, asked again by kind for its body and parsed (decode + JSON.parse) in a process of its own, as often as it was received. ' +
       'Beside it, not a target: the same calls asked again of the same fakes, as often as they were received, by a bare node:http client (keep-alive, four connections per origin) in that process, each answer parsed: the CPU any Node.js poller spends on them before using them.',
     '',
