@@ -65,9 +65,10 @@ export interface SResult {
   binary: SRun | string;
 }
 
-/** An idle `node -e` with the daemon's runtime environment; stopped by the returned function. */
-function startBare(): { pid: number; stop: () => void } {
-  const proc = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+/** A reference process: `node` with `args` and the daemon's runtime environment, from the project's folder; stopped by the returned function (and when the bench exits). */
+function startReference(args: string[]): { pid: number; stop: () => void } {
+  const proc = spawn(process.execPath, args, {
+    cwd: process.cwd(),
     env: { PATH: process.env['PATH'] ?? '', ...DAEMON_RUNTIME_ENV },
     stdio: 'ignore',
   });
@@ -77,6 +78,9 @@ function startBare(): { pid: number; stop: () => void } {
   process.once('exit', stop);
   return { pid: proc.pid ?? -1, stop };
 }
+
+/** An idle `node -e` with the daemon's runtime environment. */
+const startBare = () => startReference(['-e', 'setInterval(() => {}, 1 << 30)']);
 
 /**
  * The stack alone, doing the least any exporter built on it does: the
@@ -119,19 +123,8 @@ setInterval(async () => {
 }, everyMs);
 `;
 
-/** The stack reference (STACK_REFERENCE) asking `nodeUrl` every `everyMs`, run from the project's folder (its node_modules); stopped by the returned function. */
-function startStackReference(nodeUrl: string, everyMs: number): { pid: number; stop: () => void } {
-  const proc = spawn(process.execPath, ['--input-type=module', '-e', STACK_REFERENCE, nodeUrl, String(everyMs)], {
-    cwd: process.cwd(),
-    env: { PATH: process.env['PATH'] ?? '', ...DAEMON_RUNTIME_ENV },
-    stdio: 'ignore',
-  });
-  const stop = () => {
-    if (proc.exitCode === null) proc.kill('SIGKILL');
-  };
-  process.once('exit', stop);
-  return { pid: proc.pid ?? -1, stop };
-}
+/** The stack reference (STACK_REFERENCE) asking `nodeUrl` every `everyMs`; run from the project's folder, whose node_modules it loads. */
+const startStackReference = (nodeUrl: string, everyMs: number) => startReference(['--input-type=module', '-e', STACK_REFERENCE, nodeUrl, String(everyMs)]);
 
 /** A duration in whole seconds (`15s`) as ms. */
 const intervalMs = (d: string) => Number(/^(\d+)s$/.exec(d)?.[1] ?? NaN) * 1000;
