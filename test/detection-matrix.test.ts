@@ -48,7 +48,7 @@ import { checkAlertmanagerInstalled, startAlertmanager, type Alertmanager } from
 import { ALERTS_DIR, ROOT } from './helpers/promql-contract.js';
 import { formatPromDuration, parsePromDuration, scaleDuration, scaleExpr, scaleRulesText } from './helpers/scale-rules.js';
 import { DETECTION_DOC_PATH, humanDuration, renderDetectionDoc, timeToDetect } from './tools/detection-doc.js';
-import { FACTOR, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow } from './helpers/detection-rows.js';
+import { FACTOR, LIVE_POLL, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow } from './helpers/detection-rows.js';
 import {
   addL1Stranger,
   advanceChains,
@@ -266,12 +266,6 @@ interface Deployment {
   subnetId?: string;
 }
 
-// A poll may take up to its whole interval: on 2 busy cores a slow round must not look like a failing source.
-// The max age is ten rounds: every row's exporter shares one test process with the others' and their fake
-// nodes, and a stall of that process past five seconds (seen once in CI) left every row's data stale at once,
-// raising AvaxSourceDataStale in rows that must stay silent. Rows that wait for series to go take 5 s longer.
-const POLL = { interval: '1s', timeout: '1s', max_age: '10s' };
-
 async function deploy(
   nodes: Record<string, { state: FakeNodeState; watch?: Record<string, unknown>; moving?: string[] }>,
   strangers: string[] = [],
@@ -281,7 +275,7 @@ async function deploy(
   for (const [name, n] of Object.entries(nodes)) started[name] = await FakeNode.start({ state: n.state, maxCalls: 1000 });
   const exporter = await startTestDaemon({
     nodes: Object.entries(nodes).map(([name, n]) => ({ name, url: (started[name] as FakeNode).url, ...(n.watch ? { watch: n.watch } : {}) })),
-    poll: POLL,
+    poll: LIVE_POLL,
     ...(dataApi ? { data_api: dataApi } : {}),
   });
   return {
@@ -296,7 +290,12 @@ async function deploy(
 async function withDataApi(nodes: Parameters<typeof deploy>[0], edit: (s: FakeDataApi['state']) => void = () => undefined): Promise<Deployment> {
   const dataApi = await FakeDataApi.start({ maxCalls: 1000 });
   edit(dataApi.state);
-  const d = await deploy(nodes, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
+  return deployWith(dataApi, nodes);
+}
+
+/** Deploys `nodes` with the exporter's Data API section on `dataApi`: polled every 2 s, under a rate limit no row reaches. */
+async function deployWith(dataApi: FakeDataApi, nodes: Parameters<typeof deploy>[0]): Promise<Deployment> {
+  const d = await deploy(nodes, [], { url: dataApi.url, network: 'mainnet', interval: LIVE_POLL.interval, rate_limit: 6_000 });
   d.dataApi = dataApi;
   return d;
 }
@@ -316,8 +315,7 @@ async function proposerDeployment(now: number, proposer: string, edit: (s: FakeN
   const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime };
   // No L1 validations: this row is about the primary network (an unwatched active L1 validation would raise its own warning).
   const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] }, l1Validators: [] }, maxCalls: 5000 });
-  const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
-  d.dataApi = dataApi;
+  const d = await deployWith(dataApi, { validator: { state: s } });
   d.onTick = () => void dataApi.addBlock('c-chain', proposer);
   return d;
 }
@@ -391,9 +389,7 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     const denied = { ...fixtureDeniedValidation(SELF), startTimestamp: now - 367 * DAY, endTimestamp: now - 2 * DAY };
     // This row is about the primary network: the Data API lists no L1 validation of the node (the l1-unwatched row has one).
     const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active, denied] }, l1Validators: [] }, maxCalls: 1000 });
-    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
-    d.dataApi = dataApi;
-    return d;
+    return deployWith(dataApi, { validator: { state: s } });
   },
   'healthy-proposer': (now) => proposerDeployment(now, SELF),
   'proposer-drought': (now) => proposerDeployment(now, OTHER_PROPOSER),
@@ -495,9 +491,7 @@ const DEPLOY: Record<string, (now: number) => Promise<Deployment>> = {
     const v = validatorOf(s, SELF);
     const active = { ...fixtureActiveValidation(SELF), startTimestamp: v.startTime, endTimestamp: v.endTime, uptimePerformance: 75 };
     const dataApi = await FakeDataApi.start({ state: { validations: { [SELF]: [active] }, l1Validators: [] }, maxCalls: 5000 });
-    const d = await deploy({ validator: { state: s } }, [], { url: dataApi.url, network: 'mainnet', interval: '2s', rate_limit: 6_000 });
-    d.dataApi = dataApi;
-    return d;
+    return deployWith(dataApi, { validator: { state: s } });
   },
   // Issue 22 (points 2, 5, 6).
   'small-l1-validator-offline': (now) => {

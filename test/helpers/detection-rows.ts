@@ -10,6 +10,16 @@
 export const FACTOR = 60;
 /** Shortest range a scaled range selector gets in the live test: a few 1 s scrapes, so rate() and changes() have samples. */
 export const MIN_RANGE_MS = 4_000;
+/**
+ * How the live test's exporters poll their nodes (its Data API sections poll at the same interval).
+ *
+ * Rounds every 2 s, and a poll may take its whole interval. Forty exporters, their fake nodes and the live test share
+ * one process: at 1 s rounds it was busy nine tenths of the time on a slow 2-core machine, a round now and then
+ * outlasted its timeout, and AvaxSourceDown went pending in rows that must stay silent (a red CI run); at 2 s it
+ * passes with the other core taken by a busy loop. The max age stays 10 s: a stall of that process past five
+ * seconds (seen once in CI) left every row's data stale at once. Rows that wait for series to go take 5 s longer.
+ */
+export const LIVE_POLL = { interval: '2s', timeout: '2s', max_age: '10s' };
 
 export type Severity = 'critical' | 'warning' | 'info';
 

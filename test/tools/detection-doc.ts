@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
 import { buildConfig } from '../../src/config/load.js';
-import { FACTOR, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow, type Raised } from '../helpers/detection-rows.js';
+import { FACTOR, LIVE_POLL, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow, type Raised } from '../helpers/detection-rows.js';
 import { formatPromDuration, parsePromDuration } from '../helpers/scale-rules.js';
 import { ROOT } from '../helpers/promql-contract.js';
 
@@ -178,8 +178,8 @@ export function renderDetectionDoc(rulesText = readFileSync(join(ROOT, RULES_PAT
     '`for:` and `keep_firing_for:`, and in PromQL the range of every range selector and subquery (at least',
     `${formatPromDuration(MIN_RANGE_MS)}, so a range holds a few of the 1 s scrapes), subquery steps and offsets (test/helpers/scale-rules.ts,`,
     'unit-tested). Thresholds are data and stay as shipped, seconds and days included (7 days left of a validation, 24 h of',
-    'downtime budget). Prometheus scrapes and evaluates every second; the exporter polls every second. The times below are',
-    'the real ones, computed from the unscaled rules.',
+    `downtime budget). Prometheus scrapes and evaluates every second; the exporter polls its nodes and the Data API every ${humanDuration(parsePromDuration(LIVE_POLL.interval))}.`,
+    'The times below are the real ones, computed from the unscaled rules.',
     '',
     "The node-unreachable row also shows that pages outlive their data: AvaxNodeUnhealthy keeps firing after the node's",
     "series are gone, AvaxNodeDown keeps firing after even the exporter's series are gone (`keep_firing_for`), and a real",
