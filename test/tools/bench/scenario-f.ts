@@ -25,6 +25,7 @@ import {
   fetchOnce,
   log,
   mb,
+  memoryLine,
   median,
   pct,
   procMemory,
@@ -339,6 +340,7 @@ export function fSection(plan: Plan, fr: FResult): string[] {
         ],
         ['RSS over the window: first / median / last / max sample', ...col((c) => rssLine(c.rssSamples ?? []))],
         ['peak RSS since start; at start-up (every first round served)', ...col((c) => `${mb(c.maxRssBytes)} / ${mb(c.readyMaxRssBytes)} MB`)],
+        ['RSS at the end of the window, by where it is (MB)', ...col((c) => memoryLine(c.memory))],
         [
           'scrape p50 / p99 / max (gzip); static reference p50 / p99 / max',
           ...col(
