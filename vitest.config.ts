@@ -7,6 +7,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const ALONE = ['test/detection-matrix.test.ts'];
 
+/**
+ * Suites that run a real AvalancheGo network (test/helpers/local-network.ts): seven nodes take most of a core, so
+ * they run last, one file at a time, with nothing else beside them.
+ */
+const REAL_NETWORK = ['test/real-network/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     // End-to-end tests start real servers and wait for poll rounds.
@@ -22,11 +28,12 @@ export default defineConfig({
           name: 'suite',
           // A test of one unit sits beside it in src/ (a source's folder holds its tests); a test of the product from outside in test/ (docs/development.md, "Where tests live").
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...ALONE],
+          exclude: [...configDefaults.exclude, ...ALONE, ...REAL_NETWORK],
           sequence: { groupOrder: 0 },
         },
       },
       { extends: true, test: { name: 'alone', include: ALONE, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'real-network', include: REAL_NETWORK, fileParallelism: false, sequence: { groupOrder: 2 } } },
     ],
   },
 });

@@ -1,0 +1,310 @@
+// Command localnet starts, drives and stops the local AvalancheGo network the test suite runs against
+// (test/helpers/local-network.ts). It is a thin layer over AvalancheGo's own orchestration and wallet
+// libraries, so the network is set up exactly as AvalancheGo's e2e tests set theirs up:
+//
+//   - tests/fixture/tmpnet (network.go, genesis.go): genesis with the nodes as initial stakers, staking and
+//     BLS keys, flags.json per node, dynamic ports on 127.0.0.1, process.json per node;
+//   - wallet/subnet/primary: the X-Chain and P-Chain transactions; graft/coreth/ethclient for the C-Chain.
+//
+// Every subcommand prints one JSON document on standard output; progress goes to standard error.
+//
+//	localnet up   --dir DIR --avalanchego BIN [--validators 5]   start a network, wait until every node is healthy
+//	localnet down --dir DIR                                       stop every node of the network in DIR
+//	localnet tx   --uri URI                                       one X-Chain and one C-Chain transfer
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
+
+	"github.com/ava-labs/avalanchego/config"
+	"github.com/ava-labs/avalanchego/config/node"
+	"github.com/ava-labs/avalanchego/genesis"
+	"github.com/ava-labs/avalanchego/graft/coreth/ethclient"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/tests/fixture/tmpnet"
+	"github.com/ava-labs/avalanchego/utils/logging"
+	"github.com/ava-labs/avalanchego/vms/components/avax"
+	"github.com/ava-labs/avalanchego/vms/secp256k1fx"
+	"github.com/ava-labs/avalanchego/wallet/subnet/primary"
+)
+
+// summaryFile is where `up` writes what the tests need to know, inside --dir.
+const summaryFile = "localnet.json"
+
+// nodeSummary is one node as the tests see it.
+type nodeSummary struct {
+	// Role is "validator" (a genesis staker), "rpc" (validates nothing) or "partial-sync"
+	// (--partial-sync-primary-network: tracks the P-Chain only, config/flags.go).
+	Role           string `json:"role"`
+	NodeID         string `json:"nodeId"`
+	URI            string `json:"uri"`
+	StakingAddress string `json:"stakingAddress"`
+	PID            int    `json:"pid"`
+	DataDir        string `json:"dataDir"`
+	FlagsPath      string `json:"flagsPath"`
+}
+
+type summary struct {
+	NetworkDir string        `json:"networkDir"`
+	NetworkID  uint32        `json:"networkId"`
+	Nodes      []nodeSummary `json:"nodes"`
+	// PreFundedKey is the hex of genesis.EWOQKey, funded on X, P and C in tmpnet's genesis (genesis.go).
+	PreFundedKey string `json:"preFundedKey"`
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fail(errors.New("usage: localnet up|down|tx [flags]"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var err error
+	switch os.Args[1] {
+	case "up":
+		err = up(ctx, os.Args[2:])
+	case "down":
+		err = down(ctx, os.Args[2:])
+	case "tx":
+		err = transfer(ctx, os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown subcommand %q (up, down, tx)", os.Args[1])
+	}
+	if err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "localnet:", err)
+	os.Exit(1)
+}
+
+func logger() logging.Logger {
+	return logging.NewLogger("localnet", logging.NewWrappedCore(logging.Info, os.Stderr, logging.Plain.ConsoleEncoder()))
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func up(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("up", flag.ExitOnError)
+	dir := fs.String("dir", "", "directory to create the network in")
+	bin := fs.String("avalanchego", "", "path of the avalanchego binary")
+	validators := fs.Int("validators", 5, "genesis validators")
+	_ = fs.Parse(args)
+	if *dir == "" || *bin == "" {
+		return errors.New("up needs --dir and --avalanchego")
+	}
+	log := logger()
+
+	network := &tmpnet.Network{
+		Owner: "avax-exporter",
+		Nodes: tmpnet.NewNodesOrPanic(*validators),
+		DefaultRuntimeConfig: tmpnet.NodeRuntimeConfig{
+			// ReuseDynamicPorts: a node restarted through tmpnet keeps its API port, as an operator's does.
+			Process: &tmpnet.ProcessRuntimeConfig{AvalancheGoPath: *bin, ReuseDynamicPorts: true},
+		},
+		DefaultFlags: tmpnet.FlagsMap{
+			config.LogLevelKey: logging.Info.String(),
+			// AvalancheGo raises its descriptor limit to --fd-limit (default 32768) and refuses to start when the
+			// hard limit is lower (utils/ulimit): ask for what this machine allows.
+			config.FdLimitKey: strconv.FormatUint(fdLimit(), 10),
+			// A validator's network check fails with "primary network validator has no inbound connections" once
+			// this grace period has passed since start-up and no peer has dialled it (network/network.go
+			// HealthCheck, network/no_ingress_conn_alert.go). In a network started at once, the validator started
+			// last has dialled every other one and is dialled by none, so after the default 10 minutes it turns
+			// unhealthy for good: an hour keeps the suite's longest files clear of it.
+			config.NetworkNoIngressValidatorConnectionsGracePeriodKey: "1h",
+		},
+	}
+	if err := tmpnet.BootstrapNewNetwork(ctx, log, network, *dir); err != nil {
+		return fmt.Errorf("starting the validators: %w", err)
+	}
+
+	// Two nodes that validate nothing, started once the validators are up so that they bootstrap from them:
+	// an RPC node, and one that syncs only the P-Chain. Their grace period is short, so that their network check
+	// soon reports "primary network validator health" as a node that has run for a while does (a node that
+	// validates nothing passes it whatever its connections).
+	const shortGrace = config.NetworkNoIngressValidatorConnectionsGracePeriodKey
+	extras := []struct {
+		role string
+		node *tmpnet.Node
+	}{
+		{"rpc", tmpnet.NewEphemeralNode(tmpnet.FlagsMap{shortGrace: "5s"})},
+		{"partial-sync", tmpnet.NewEphemeralNode(tmpnet.FlagsMap{shortGrace: "5s", config.PartialSyncPrimaryNetworkKey: "true"})},
+	}
+	for _, e := range extras {
+		if err := network.StartNode(ctx, e.node); err != nil {
+			return fmt.Errorf("starting the %s node: %w", e.role, err)
+		}
+	}
+	for _, e := range extras {
+		if err := e.node.WaitForHealthy(ctx); err != nil {
+			return fmt.Errorf("waiting for the %s node: %w", e.role, err)
+		}
+	}
+
+	s := summary{
+		NetworkDir:   network.Dir,
+		NetworkID:    network.GetNetworkID(),
+		PreFundedKey: genesis.EWOQKey.String(),
+	}
+	add := func(role string, n *tmpnet.Node) error {
+		pc, err := readProcessContext(n.DataDir)
+		if err != nil {
+			return err
+		}
+		s.Nodes = append(s.Nodes, nodeSummary{
+			Role:           role,
+			NodeID:         n.NodeID.String(),
+			URI:            pc.URI,
+			StakingAddress: pc.StakingAddress.String(),
+			PID:            pc.PID,
+			DataDir:        n.DataDir,
+			FlagsPath:      n.GetFlagsPath(),
+		})
+		return nil
+	}
+	for _, n := range network.Nodes {
+		if err := add("validator", n); err != nil {
+			return err
+		}
+	}
+	for _, e := range extras {
+		if err := add(e.role, e.node); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*dir, summaryFile), b, 0o600); err != nil {
+		return err
+	}
+	return printJSON(s)
+}
+
+// fdLimit is the hard limit on open files, capped at AvalancheGo's default.
+func fdLimit() uint64 {
+	const avalanchegoDefault = 32768
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Max > avalanchegoDefault {
+		return avalanchegoDefault
+	}
+	return rl.Max
+}
+
+func readProcessContext(dataDir string) (node.ProcessContext, error) {
+	var pc node.ProcessContext
+	b, err := os.ReadFile(filepath.Join(dataDir, config.DefaultProcessContextFilename))
+	if err != nil {
+		return pc, fmt.Errorf("reading the process context: %w", err)
+	}
+	return pc, json.Unmarshal(b, &pc)
+}
+
+func down(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("down", flag.ExitOnError)
+	dir := fs.String("dir", "", "directory the network was created in (as given to up)")
+	_ = fs.Parse(args)
+	b, err := os.ReadFile(filepath.Join(*dir, summaryFile))
+	if err != nil {
+		return err
+	}
+	var s summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	// StopNetwork reads every node directory (the extra nodes' too) and sends SIGTERM to the PID in its
+	// process.json, then waits for each to exit (network.go, process_runtime.go).
+	if err := tmpnet.StopNetwork(ctx, logger(), s.NetworkDir); err != nil {
+		return err
+	}
+	return printJSON(map[string]string{"stopped": s.NetworkDir})
+}
+
+// transfer issues one X-Chain base transaction and one C-Chain transfer from the pre-funded key to a fresh
+// address, so that both chains accept a block.
+func transfer(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("tx", flag.ExitOnError)
+	uri := fs.String("uri", "", "node API URI, e.g. http://127.0.0.1:9650")
+	_ = fs.Parse(args)
+	if *uri == "" {
+		return errors.New("tx needs --uri")
+	}
+	key := genesis.EWOQKey
+	kc := secp256k1fx.NewKeychain(key)
+	wallet, err := primary.MakeWallet(ctx, *uri, kc, kc, primary.WalletConfig{})
+	if err != nil {
+		return fmt.Errorf("making the wallet: %w", err)
+	}
+	to := ids.GenerateTestShortID()
+	xTx, err := wallet.X().IssueBaseTx([]*avax.TransferableOutput{{
+		Asset: avax.Asset{ID: wallet.X().Builder().Context().AVAXAssetID},
+		Out: &secp256k1fx.TransferOutput{
+			Amt:          1_000_000,
+			OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{to}},
+		},
+	}})
+	if err != nil {
+		return fmt.Errorf("X-Chain transfer: %w", err)
+	}
+
+	client, err := ethclient.Dial(*uri + "/ext/bc/C/rpc")
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	chainID, err := client.ChainID(ctx)
+	if err != nil {
+		return fmt.Errorf("C-Chain id: %w", err)
+	}
+	from := key.EthAddress()
+	nonce, err := client.NonceAt(ctx, from, nil)
+	if err != nil {
+		return fmt.Errorf("C-Chain nonce: %w", err)
+	}
+	gasPrice, err := client.SuggestGasPrice(ctx)
+	if err != nil {
+		return fmt.Errorf("C-Chain gas price: %w", err)
+	}
+	recipient := common.BytesToAddress(to[:])
+	tx := types.NewTransaction(nonce, recipient, big.NewInt(1_000_000_000), 21_000, gasPrice, nil)
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(chainID), key.ToECDSA())
+	if err != nil {
+		return err
+	}
+	if err := client.SendTransaction(ctx, signed); err != nil {
+		return fmt.Errorf("C-Chain transfer: %w", err)
+	}
+	// Wait for the C-Chain to accept it, so that the caller sees the height move.
+	for {
+		receipt, err := client.TransactionReceipt(ctx, signed.Hash())
+		if err == nil && receipt != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("C-Chain transfer %s not accepted: %w", signed.Hash(), ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return printJSON(map[string]string{"x": xTx.ID().String(), "c": signed.Hash().Hex()})
+}

@@ -1,0 +1,269 @@
+/**
+ * The real AvalancheGo network of the suite (issue 41): five genesis validators, one node that validates nothing
+ * (an RPC node) and one with `--partial-sync-primary-network`, all on 127.0.0.1 with ports the nodes chose
+ * themselves, started by our driver (test/avalanchego/localnet, over AvalancheGo's tests/fixture/tmpnet) from the
+ * node built by test/avalanchego/build.sh.
+ *
+ * A test file calls {@link useLocalNetwork} once at its top: the network starts before the file's first test and
+ * is stopped after its last, also when a test fails or the worker dies (every PID is killed on exit). The nodes'
+ * logs of a file with a failed test are kept under `.tmp/localnet-logs/`; the rest of the network's directory
+ * (databases included) is removed.
+ *
+ * @packageDocumentation
+ */
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { ROOT } from './promql-contract.js';
+
+const run = promisify(execFile);
+
+/** A node of the local network, as the driver reports it (its `up` subcommand). */
+export interface LocalNode {
+  /** `validator` (a genesis staker), `rpc` (validates nothing) or `partial-sync` (tracks the P-Chain only). */
+  readonly role: 'validator' | 'rpc' | 'partial-sync';
+  readonly nodeId: string;
+  /** The node's API, e.g. `http://127.0.0.1:41235`; it keeps its port across {@link LocalNetwork.restartNode}. */
+  readonly uri: string;
+  readonly stakingAddress: string;
+  /** The node's process now (it changes when the node is started again). */
+  pid: number;
+  readonly dataDir: string;
+  readonly flagsPath: string;
+}
+
+interface Summary {
+  networkDir: string;
+  networkId: number;
+  nodes: LocalNode[];
+  preFundedKey: string;
+}
+
+/** A running local network. */
+export interface LocalNetwork {
+  readonly networkId: number;
+  readonly nodes: readonly LocalNode[];
+  /** The five genesis validators. */
+  readonly validators: readonly LocalNode[];
+  /** The node that validates nothing. */
+  readonly rpc: LocalNode;
+  /** The node started with `--partial-sync-primary-network`. */
+  readonly partialSync: LocalNode;
+  /** One X-Chain and one C-Chain transfer through `node` (default the first validator), accepted when it returns. */
+  transfer(node?: LocalNode): Promise<{ x: string; c: string }>;
+  /** Sends `signal` to the node and, for SIGTERM and SIGKILL, waits until its process is gone. */
+  signal(node: LocalNode, signal: 'SIGTERM' | 'SIGKILL' | 'SIGSTOP' | 'SIGCONT'): Promise<void>;
+  /** Starts a stopped node again with its own flags, on the ports it had, and waits until its API answers. */
+  startNode(node: LocalNode): Promise<void>;
+}
+
+/** The directory holding the node and the driver, built once (test/avalanchego/build.sh prints it). */
+export function avalanchegoBuild(): string {
+  const r = spawnSync('bash', [join(ROOT, 'test/avalanchego/build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error('test/avalanchego/build.sh failed (its messages are above): the real AvalancheGo is not built');
+  return r.stdout.trim();
+}
+
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+/** Kills every node still running when the worker exits (a crash, a timeout), so no network outlives the suite. */
+function killOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const pid of live) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`local network: ${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function answers(uri: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${uri}/ext/health/liveness`, { signal: AbortSignal.timeout(2_000) });
+    await res.arrayBuffer();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readPid(dataDir: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(dataDir, 'process.json'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a local network in `dir` (made empty first). */
+async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; stop: () => Promise<void> }> {
+  const build = avalanchegoBuild();
+  const driver = join(build, 'localnet');
+  killOnExit();
+  const { stdout } = await run(driver, ['up', '--dir', dir, '--avalanchego', join(build, 'avalanchego')], {
+    timeout: 240_000,
+    maxBuffer: 1 << 20,
+  }).catch((e: unknown) => {
+    // The driver stops what it started on a failed start; kill whatever is left, then say why.
+    for (const pid of pidsUnder(dir)) kill(pid);
+    throw new Error(`local network: the driver failed to start it: ${(e as { stderr?: string }).stderr ?? String(e)}`);
+  });
+  const summary = JSON.parse(stdout) as Summary;
+  for (const n of summary.nodes) live.add(n.pid);
+  const byRole = (role: LocalNode['role']) => summary.nodes.filter((n) => n.role === role);
+
+  const network: LocalNetwork = {
+    networkId: summary.networkId,
+    nodes: summary.nodes,
+    validators: byRole('validator'),
+    rpc: byRole('rpc')[0] as LocalNode,
+    partialSync: byRole('partial-sync')[0] as LocalNode,
+    async transfer(node = summary.nodes[0]) {
+      const r = await run(driver, ['tx', '--uri', node.uri], { timeout: 120_000 });
+      return JSON.parse(r.stdout) as { x: string; c: string };
+    },
+    async signal(node, signal) {
+      process.kill(node.pid, signal);
+      if (signal === 'SIGTERM' || signal === 'SIGKILL') {
+        await until(`node ${node.nodeId} exits after ${signal}`, () => !alive(node.pid), 60_000);
+        live.delete(node.pid);
+      }
+    },
+    async startNode(node) {
+      if (alive(node.pid)) throw new Error(`local network: node ${node.nodeId} is still running (pid ${node.pid})`);
+      const httpPort = new URL(node.uri).port;
+      const stakingPort = node.stakingAddress.split(':').pop() as string;
+      // Flags on the command line win over the config file (config/config.go reads both through viper).
+      const out = openSync(join(node.dataDir, 'logs', 'restarts.log'), 'a');
+      rmSync(join(node.dataDir, 'process.json'), { force: true });
+      const child = spawn(join(build, 'avalanchego'), ['--config-file', node.flagsPath, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`], {
+        detached: true,
+        stdio: ['ignore', out, out],
+      });
+      child.unref();
+      if (child.pid !== undefined) live.add(child.pid);
+      await until(`node ${node.nodeId} writes its process.json`, () => readPid(node.dataDir) !== undefined, 60_000);
+      node.pid = readPid(node.dataDir) as number;
+      live.add(node.pid);
+      await until(`node ${node.nodeId} answers on ${node.uri}`, () => answers(node.uri), 60_000);
+    },
+  };
+
+  const stop = async () => {
+    await run(driver, ['down', '--dir', dir], { timeout: 90_000 }).catch(() => undefined);
+    for (const pid of [...live, ...pidsUnder(dir)]) kill(pid);
+    live.clear();
+  };
+  return { network, stop };
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** The PIDs recorded by the nodes of the network in `dir` that still run an avalanchego of that directory. */
+function pidsUnder(dir: string): number[] {
+  const pids: number[] = [];
+  const walk = (d: string, depth: number) => {
+    if (depth > 3 || !existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const pid = readPid(join(d, e.name));
+      if (pid !== undefined && alive(pid) && cmdlineMentions(pid, dir)) pids.push(pid);
+      walk(join(d, e.name), depth + 1);
+    }
+  };
+  walk(dir, 0);
+  return pids;
+}
+
+function cmdlineMentions(pid: number, dir: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
+  } catch {
+    return false;
+  }
+}
+
+/** Keeps the nodes' logs of a failed file, drops everything else. */
+function keepLogs(dir: string, name: string): string | undefined {
+  const kept = join(ROOT, '.tmp', 'localnet-logs', `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  let any = false;
+  const walk = (d: string, depth: number) => {
+    if (depth > 3 || !existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const path = join(d, e.name);
+      if (e.name === 'logs') {
+        cpSync(path, join(kept, resolve(d).split('/').pop() as string), { recursive: true });
+        any = true;
+      } else if (e.name !== 'db' && e.name !== 'chainData') walk(path, depth + 1);
+    }
+  };
+  walk(dir, 0);
+  return any ? kept : undefined;
+}
+
+/**
+ * Starts the local network before the file's first test and stops it after its last; returns a getter for it.
+ * `name` names the kept logs (`.tmp/localnet-logs/<name>-<time>/`) when a test of the file fails.
+ */
+export function useLocalNetwork(name: string): () => LocalNetwork {
+  let network: LocalNetwork | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  let failed = false;
+  const dir = mkdtempSync(join(tmpdir(), `avax-localnet-${name}-`));
+
+  beforeAll(async () => {
+    mkdirSync(dir, { recursive: true });
+    ({ network, stop } = await startLocalNetwork(dir));
+  }, 300_000);
+
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === 'fail') failed = true;
+  });
+
+  afterAll(async () => {
+    await stop?.();
+    if (failed || network === undefined) {
+      const kept = keepLogs(dir, name);
+      if (kept) console.error(`local network: the nodes' logs are kept in ${kept}`);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  return () => {
+    if (!network) throw new Error('local network: not started (its beforeAll failed)');
+    return network;
+  };
+}
