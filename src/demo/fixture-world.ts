@@ -62,7 +62,7 @@ const emptyOwner = (): FakeOwner => ({ locktime: 0, threshold: 0, addresses: [] 
 const CHECK_TIME = '2026-08-22T15:40:31.201342108Z';
 const DISCONNECTED = ['NodeID-2qttvwJUvXYidkULychAeWAjabr2bX9nr', 'NodeID-NSdwQKfN7mYeepf1jKqAHn9o3UjhhVFju'];
 
-function chainCheck(height: number, lastAcceptedId: string, avgAcceptanceTime: string, duration: number): FakeCheck {
+function chainCheck(height: number, lastAcceptedId: string, avgAcceptanceTime: string, duration: number, disconnected = DISCONNECTED): FakeCheck {
   return {
     message: {
       engine: {
@@ -75,7 +75,7 @@ function chainCheck(height: number, lastAcceptedId: string, avgAcceptanceTime: s
         },
         vm: null,
       },
-      networking: { disconnectedValidators: [...DISCONNECTED], percentConnected: 0.9987321843 },
+      networking: { disconnectedValidators: [...disconnected], percentConnected: disconnected.length === 0 ? 1 : 0.9987321843 },
     },
     timestamp: CHECK_TIME,
     duration,
@@ -115,23 +115,9 @@ const BASE_STATE: FakeNodeState = {
     C: chainCheck(71234567, '25nATv9xurAk8278QJmUfXgrEHqsWeFhBwZtjT3KSq438wyZ6V', '1.612347819s', 20375),
     P: chainCheck(23797323, '2Ho4bSVomxApQiMSiKPsZqW2im8SESkTNeupMbCwCPxEDF1dAu', '2.004117s', 8750),
     X: chainCheck(5094088, '2SadG71yK5JDTiCUwLNaKkeuyDzEQrtCS7ZcsZW4o6dzBuv7zZ', '1.0873s', 23291),
-    // The L1 chain check has no avgAcceptanceTime: it is captured from master, where it was reverted.
-    [FIXTURE_IDS.l1ChainId]: {
-      message: {
-        engine: {
-          consensus: {
-            lastAcceptedHeight: 184467,
-            lastAcceptedID: '291tJrHp7cUmpFrsp79StaRwsS7gx1zDfA5SqtS9FpuQAWF2hs',
-            longestProcessingBlock: '0s',
-            processingBlocks: 0,
-          },
-          vm: null,
-        },
-        networking: { disconnectedValidators: [], percentConnected: 1 },
-      },
-      timestamp: CHECK_TIME,
-      duration: 14102,
-    },
+    // AvalancheGo v1.14.2 writes avgAcceptanceTime in every snowman chain's check, an L1's too
+    // (snow/consensus/snowman/topological.go HealthCheck); the local network's nodes show it.
+    [FIXTURE_IDS.l1ChainId]: chainCheck(184467, '291tJrHp7cUmpFrsp79StaRwsS7gx1zDfA5SqtS9FpuQAWF2hs', '2.931s', 14102, []),
     bls: { message: 'node has the correct BLS key', timestamp: CHECK_TIME, duration: 8792 },
     bootstrapped: { message: [], timestamp: CHECK_TIME, duration: 3375 },
     database: { timestamp: CHECK_TIME, duration: 1959 },
