@@ -41,7 +41,7 @@ have="$(go env GOVERSION | sed 's/^go//')"
 if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n1)" != "$need" ]; then
   die "Go $have is too old: go.mod needs $need or newer. Install a newer Go and put it on PATH."
 fi
-command -v gcc >/dev/null 2>&1 || die "AvalancheGo needs cgo and this machine has no C compiler: apt-get install -y gcc"
+command -v "${CC:-gcc}" >/dev/null 2>&1 || die "AvalancheGo needs cgo and this machine has no C compiler (${CC:-gcc}): apt-get install -y gcc"
 
 mkdir -p "$cache"
 exec 9>"$cache/.build.lock"
