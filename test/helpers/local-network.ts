@@ -52,8 +52,8 @@ export interface LocalNetwork {
   readonly rpc: LocalNode;
   /** The node started with `--partial-sync-primary-network`. */
   readonly partialSync: LocalNode;
-  /** One X-Chain and one C-Chain transfer through `node` (default the first validator), accepted when it returns. */
-  transfer(node?: LocalNode): Promise<{ x: string; c: string }>;
+  /** One X-Chain, one P-Chain and one C-Chain transfer through `node` (default the first validator), accepted when it returns. */
+  transfer(node?: LocalNode): Promise<{ x: string; p: string; c: string }>;
   /** Sends `signal` to the node and, for SIGTERM and SIGKILL, waits until its process is gone. */
   signal(node: LocalNode, signal: 'SIGTERM' | 'SIGKILL' | 'SIGSTOP' | 'SIGCONT'): Promise<void>;
   /** Starts a stopped node again with its own flags, on the ports it had, and waits until its API answers. */
@@ -144,9 +144,11 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
     validators: byRole('validator'),
     rpc: byRole('rpc')[0] as LocalNode,
     partialSync: byRole('partial-sync')[0] as LocalNode,
-    async transfer(node = summary.nodes[0]) {
-      const r = await run(driver, ['tx', '--uri', node.uri], { timeout: 120_000 });
-      return JSON.parse(r.stdout) as { x: string; c: string };
+    async transfer(node) {
+      const via = node ?? summary.nodes[0];
+      if (!via) throw new Error('local network: no node to send the transfers through');
+      const r = await run(driver, ['tx', '--uri', via.uri], { timeout: 120_000 });
+      return JSON.parse(r.stdout) as { x: string; p: string; c: string };
     },
     async signal(node, signal) {
       process.kill(node.pid, signal);
