@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { FACTOR, LIVE_POLL, MIN_RANGE_MS } from '../helpers/detection-rows.js';
 import { useLocalNetwork, type LocalNode } from '../helpers/local-network.js';
+import { avalanchegoVersion, KNOWN_DEFECTS, REAL_ROWS, type RealCluster } from '../helpers/real-incident-rows.js';
 import { ALERTS_DIR, ROOT } from '../helpers/promql-contract.js';
 import { checkPrometheusInstalled, startPrometheus, stopProcess, waitFor, type Prometheus } from '../helpers/prometheus.js';
 import { scaleRulesText } from '../helpers/scale-rules.js';
@@ -33,7 +34,7 @@ const FROZEN_MS = 40_000;
 const AFTER_MS = 40_000;
 const WAIT_MS = 60_000;
 
-type Cluster = 'real-healthy-validator' | 'real-restarted' | 'real-frozen' | 'real-killed' | 'real-rpc' | 'real-partial-sync';
+type Cluster = RealCluster;
 
 interface Alert {
   labels: Record<string, string>;
@@ -103,28 +104,7 @@ async function waitAllUp(cluster: Cluster): Promise<void> {
   );
 }
 
-/**
- * What the shipped rules raise on this network that they should not, each a point of issue 42 (which changes the
- * rules). This file shows them on the real node; they are left out of its silence checks, and nothing else is.
- */
-const KNOWN: { alert: RegExp; clusters?: readonly Cluster[]; why: string }[] = [
-  {
-    alert: /^AvaxValidatorUptimeLow\{critical\}/,
-    clusters: ['real-healthy-validator', 'real-restarted', 'real-frozen', 'real-killed'],
-    why:
-      'issue 42.1: a validation judges uptime since its own start (vms/platformvm/state, snow/uptime); minutes into the ' +
-      'local network, the seconds before the peers connected, or a minute of restart, weigh enough to read under 80 %, and ' +
-      'the rule pages critical though the reward is judged at the end, weeks away',
-  },
-  {
-    alert: /^AvaxNodeDiskFillingUp\{warning\}/,
-    why: "issue 42.10: predict_linear over the disk's free bytes extrapolates a fresh node's first writes (its bootstrap) to a full disk within days",
-  },
-  {
-    alert: /^AvaxNodeLowConnectedStake\{warning\}/,
-    why: 'issue 42.9: one validator of five down leaves every node with 80 % of the stake connected, and every node warns, not only the worse one',
-  },
-];
+const KNOWN = KNOWN_DEFECTS;
 const known = (cluster: Cluster, alert: string) => KNOWN.some((k) => k.alert.test(alert) && (!k.clusters || k.clusters.includes(cluster)));
 
 /** The alerts of severity critical or warning a cluster raised in a phase, but those of {@link KNOWN}. */
@@ -204,7 +184,11 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
-describe('real incidents on a real AvalancheGo v1.14.2 network, the shipped rules in a real Prometheus', { timeout: 240_000 }, () => {
+describe(`real incidents on a real AvalancheGo ${avalanchegoVersion()} network, the shipped rules in a real Prometheus`, { timeout: 240_000 }, () => {
+  it('runs every row of test/helpers/real-incident-rows.ts, and only those', () => {
+    expect([...exporters.keys()].sort()).toEqual(REAL_ROWS.map((r) => r.cluster).sort());
+  });
+
   it('quiet: a healthy network raises no critical or warning alert for any node', async () => {
     phase = 'quiet';
     await sleep(QUIET_MS);

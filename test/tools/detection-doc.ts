@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
 import { buildConfig } from '../../src/config/load.js';
+import { avalanchegoVersion, KNOWN_DEFECTS, REAL_ROWS } from '../helpers/real-incident-rows.js';
 import { FACTOR, LIVE_POLL, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow, type Raised } from '../helpers/detection-rows.js';
 import { formatPromDuration, parsePromDuration } from '../helpers/scale-rules.js';
 import { ROOT } from '../helpers/promql-contract.js';
@@ -157,6 +158,29 @@ function detectionTable(rows: MatrixRow[], rules: Rule[], t: Timing): string[] {
   return out;
 }
 
+/** The rows seen on a real AvalancheGo network (test/real-network/incidents.test.ts). */
+function realNetworkSection(): string[] {
+  return [
+    `## Seen on a real AvalancheGo network (${avalanchegoVersion()})`,
+    '',
+    'These rows run on a real AvalancheGo network of five genesis validators, an RPC node and a partial-sync node',
+    '(test/helpers/local-network.ts, docs/development.md "The real node"), one exporter per node, and the same scaled rules',
+    'in a real Prometheus. The incidents happen one after the other (two of five validators down at once would fail every',
+    "node's health): a quiet phase, the restart, the freeze, the kill. Every second the test records which alerts each row",
+    'has pending or firing, by phase, and prints the record (also `.tmp/real-incidents.json`).',
+    '',
+    '| row (`cluster`) | deployment | incident | asserted |',
+    '|---|---|---|---|',
+    ...REAL_ROWS.map((r) => `| \`${r.cluster}\` | ${cell(r.deployment)} | ${cell(r.incident ?? 'none (healthy)')} | ${cell(r.asserted)} |`),
+    '',
+    'What the shipped rules raise there that they should not, left out of the silence checks above and nothing else:',
+    '',
+    ...KNOWN_DEFECTS.map(
+      (k) => `- \`${k.alert.source.replace(/\\/g, '')}\`${k.clusters ? ` (${k.clusters.map((c) => `\`${c}\``).join(', ')})` : ''}: ${k.why}.`,
+    ),
+  ];
+}
+
 /** Renders docs/detection.md from the matrix, the shipped rules and the timing. */
 export function renderDetectionDoc(rulesText = readFileSync(join(ROOT, RULES_PATH), 'utf8'), t: Timing = defaultTiming()): string {
   const rules = (parseYaml(rulesText) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules).filter((r) => r.alert);
@@ -202,6 +226,8 @@ export function renderDetectionDoc(rulesText = readFileSync(join(ROOT, RULES_PAT
     'intervals add their difference.',
     '',
     ...detectionTable(MATRIX, rules, t),
+    '',
+    ...realNetworkSection(),
     '',
   ].join('\n');
 }
