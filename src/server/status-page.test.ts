@@ -187,6 +187,27 @@ describe('status view (pure rendering)', () => {
     expect(html2).toMatch(/data-field="budget"><b>CRIT<\/b> reward lost \(over by \d+d \d+h\)<\/td>/);
   });
 
+  it("does not judge a node's own id, watched by default, while it validates nothing (an RPC or partial-sync node)", () => {
+    const v: ValidatorsValue = {
+      subnets: [{ subnetId: PRIMARY_NETWORK_ID, validators: [], watched: ['NodeID-Rpc'], omitted: 0 }],
+      observedAt: NOW_S,
+      operatorWatched: { ids: ['NodeID-Rpc'], ownIdByDefault: true },
+    };
+    const states = statesOf([{ node: 'rpc', source: 'validators', value: v }]);
+    const html = renderNodeStatus('rpc', { states, nowMs: NOW_MS });
+    expect(html).toContain(
+      `<tr data-validator="NodeID-Rpc" data-subnet="${PRIMARY_NETWORK_ID}"><td><code>NodeID-Rpc</code></td><td class="lvl none" data-field="status"><b>N/A</b></td><td colspan="5">not a primary-network validator`,
+    );
+    const summary = renderFleetSummary({ states, nowMs: NOW_MS, nodes: [{ name: 'rpc', url: 'http://x' }] });
+    expect(summary).toContain('<td class="lvl ok" data-field="node-status"><b>OK</b></td><td></td></tr>');
+    // The same id given with --watch.node-id is the operator's validator: its absence is judged.
+    const explicit = renderNodeStatus('rpc', {
+      states: statesOf([{ node: 'rpc', source: 'validators', value: { ...v, operatorWatched: { ids: ['NodeID-Rpc'], ownIdByDefault: false } } }]),
+      nowMs: NOW_MS,
+    });
+    expect(explicit).toContain('<td class="lvl crit" data-field="status"><b>CRIT</b></td><td colspan="5">not in this node\'s current validator set');
+  });
+
   it('shows L1 balance runway from the collector, watched and shortest runway first, bounded', () => {
     const price = 512;
     const l1Row = (nodeId: string, balance: bigint, i: number) =>

@@ -18,6 +18,11 @@ import type { SubnetValidators, ValidatorRecord, ValidatorsValue } from './value
 
 function primaryRow(kit: StatusKit, id: string, r: ValidatorRecord | undefined, v: ValidatorsValue, nowMs: number): string {
   const attrs = `data-validator="${kit.escape(id)}" data-subnet="${PRIMARY_NETWORK_ID}"`;
+  if (!r && v.operatorWatched?.ownIdByDefault === true) {
+    // The node's own id, watched by default, is the operator's validator only while it validates, as for
+    // avax_validator_watched (collect.ts): an RPC or partial-sync node is not a validator that left the set.
+    return `<tr ${attrs}>${kit.idCell(id)}${kit.cell('status', 'none', '')}<td colspan="5">not a primary-network validator: this node's own id is judged only while it validates</td></tr>`;
+  }
   if (!r) {
     kit.judge('crit', `validator ${id} not in the current validator set`);
     return `<tr ${attrs}>${kit.idCell(id)}${kit.cell('status', 'crit', '')}<td colspan="5">not in this node's current validator set: the validation ended or was never registered</td></tr>`;
