@@ -41,7 +41,7 @@ export const METRICS = {
   },
   avax_node_vm_version_info: {
     type: 'gauge',
-    help: 'Version of each VM the node runs (vm = its primary alias or id as the node reports it: avm, evm, platform, a plugin such as Subnet-EVM); always 1.',
+    help: "Version of each VM the node has, built in or installed as a plugin, whether or not it runs a chain of it (vm = its primary alias or id as the node reports it: avm, evm, platform, a plugin such as Subnet-EVM): a partial-sync node lists avm and evm too; avax_node_chain_vm_info says which VM runs a watched subnet's chain. Always 1.",
     labels: ['node', 'vm', 'version'],
     source: 'info.getNodeVersion vmVersions',
   },

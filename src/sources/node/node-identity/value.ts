@@ -1,4 +1,4 @@
-/** One VM the node runs and the version it reports (info.getNodeVersion `vmVersions`). */
+/** One VM the node has (built in or a plugin, run or not: vms/manager.go Versions) and the version it reports (info.getNodeVersion `vmVersions`). */
 export interface VmVersion {
   /** The VM's primary alias as the node reports it (`avm`, `evm`, `platform`, or a plugin's id or alias). */
   vm: string;
