@@ -10,7 +10,7 @@
 //
 //	localnet up   --dir DIR --avalanchego BIN [--validators 5]   start a network, wait until every node is healthy
 //	localnet down --dir DIR                                       stop every node of the network in DIR
-//	localnet tx   --uri URI                                       one X-Chain and one C-Chain transfer
+//	localnet tx   --uri URI                                       one X-Chain, one P-Chain and one C-Chain transfer
 package main
 
 import (
@@ -240,8 +240,9 @@ func down(ctx context.Context, args []string) error {
 	return printJSON(map[string]string{"stopped": s.NetworkDir})
 }
 
-// transfer issues one X-Chain base transaction and one C-Chain transfer from the pre-funded key to a fresh
-// address, so that both chains accept a block.
+// transfer issues one X-Chain and one P-Chain base transaction and one C-Chain transfer from the pre-funded key
+// to a fresh address, so that the three chains each accept a block (the P-Chain builds blocks only for its own
+// transactions: the X and C transfers alone leave its height where it was).
 func transfer(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("tx", flag.ExitOnError)
 	uri := fs.String("uri", "", "node API URI, e.g. http://127.0.0.1:9650")
@@ -265,6 +266,17 @@ func transfer(ctx context.Context, args []string) error {
 	}})
 	if err != nil {
 		return fmt.Errorf("X-Chain transfer: %w", err)
+	}
+
+	pTx, err := wallet.P().IssueBaseTx([]*avax.TransferableOutput{{
+		Asset: avax.Asset{ID: wallet.P().Builder().Context().AVAXAssetID},
+		Out: &secp256k1fx.TransferOutput{
+			Amt:          1_000_000,
+			OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{to}},
+		},
+	}})
+	if err != nil {
+		return fmt.Errorf("P-Chain transfer: %w", err)
 	}
 
 	client, err := ethclient.Dial(*uri + "/ext/bc/C/rpc")
@@ -306,5 +318,5 @@ func transfer(ctx context.Context, args []string) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return printJSON(map[string]string{"x": xTx.ID().String(), "c": signed.Hash().Hex()})
+	return printJSON(map[string]string{"x": xTx.ID().String(), "p": pTx.ID().String(), "c": signed.Hash().Hex()})
 }
