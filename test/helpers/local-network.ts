@@ -56,8 +56,11 @@ export interface LocalNetwork {
   transfer(node?: LocalNode): Promise<{ x: string; p: string; c: string }>;
   /** Sends `signal` to the node and, for SIGTERM and SIGKILL, waits until its process is gone. */
   signal(node: LocalNode, signal: 'SIGTERM' | 'SIGKILL' | 'SIGSTOP' | 'SIGCONT'): Promise<void>;
-  /** Starts a stopped node again with its own flags, on the ports it had, and waits until its API answers. */
-  startNode(node: LocalNode): Promise<void>;
+  /**
+   * Starts a stopped node again with its own flags, on the ports it had, and waits until its API answers;
+   * `extraFlags` (`--name=value`) change what an operator would change by flag.
+   */
+  startNode(node: LocalNode, extraFlags?: readonly string[]): Promise<void>;
 }
 
 /** The directory holding the node and the driver, built once (test/avalanchego/build.sh prints it). */
@@ -157,17 +160,21 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
         live.delete(node.pid);
       }
     },
-    async startNode(node) {
+    async startNode(node, extraFlags = []) {
       if (alive(node.pid)) throw new Error(`local network: node ${node.nodeId} is still running (pid ${node.pid})`);
       const httpPort = new URL(node.uri).port;
       const stakingPort = node.stakingAddress.split(':').pop() as string;
       // Flags on the command line win over the config file (config/config.go reads both through viper).
       const out = openSync(join(node.dataDir, 'logs', 'restarts.log'), 'a');
       rmSync(join(node.dataDir, 'process.json'), { force: true });
-      const child = spawn(join(build, 'avalanchego'), ['--config-file', node.flagsPath, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`], {
-        detached: true,
-        stdio: ['ignore', out, out],
-      });
+      const child = spawn(
+        join(build, 'avalanchego'),
+        ['--config-file', node.flagsPath, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, ...extraFlags],
+        {
+          detached: true,
+          stdio: ['ignore', out, out],
+        },
+      );
       child.unref();
       if (child.pid !== undefined) live.add(child.pid);
       await until(`node ${node.nodeId} writes its process.json`, () => readPid(node.dataDir) !== undefined, 60_000);

@@ -15,7 +15,7 @@ export function avalanchegoVersion(): string {
 }
 
 /** A cluster of the real network's matrix: one exporter polling one node of it. */
-export type RealCluster = 'real-healthy-validator' | 'real-restarted' | 'real-frozen' | 'real-killed' | 'real-rpc' | 'real-partial-sync';
+export type RealCluster = 'real-healthy-validator' | 'real-restarted' | 'real-frozen' | 'real-disk' | 'real-killed' | 'real-rpc' | 'real-partial-sync';
 
 /** One row: the node its exporter polls, what happens to it, and what the test asserts. */
 export interface RealRow {
@@ -46,6 +46,13 @@ export const REAL_ROWS: RealRow[] = [
     asserted: 'AvaxNodeDown firing while frozen (the polls time out); every source up again once thawed',
   },
   {
+    cluster: 'real-disk',
+    deployment: 'A genesis validator',
+    incident:
+      "Restarted with its database on a 256 MB volume of the test's own and AvalancheGo's default disk thresholds, then the volume filled to 94 %: its real `diskspace` check fails (node/node.go), then restored",
+    asserted: 'AvaxNodeHealthCheckFailing raised for the `diskspace` check; no other row raises anything',
+  },
+  {
     cluster: 'real-killed',
     deployment: 'A genesis validator',
     incident: 'SIGKILL, left down',
@@ -70,7 +77,7 @@ export const REAL_ROWS: RealRow[] = [
 export const KNOWN_DEFECTS: { alert: RegExp; clusters?: readonly RealCluster[]; why: string }[] = [
   {
     alert: /^AvaxValidatorUptimeLow\{critical\}/,
-    clusters: ['real-healthy-validator', 'real-restarted', 'real-frozen', 'real-killed'],
+    clusters: ['real-healthy-validator', 'real-restarted', 'real-frozen', 'real-disk', 'real-killed'],
     why:
       'issue 42.1: a validation judges uptime since its own start (vms/platformvm/state, snow/uptime); minutes into the ' +
       'network, the seconds before the peers connected, or a minute of restart (the network then reads 52 %), weigh enough ' +
