@@ -257,24 +257,21 @@ func transfer(ctx context.Context, args []string) error {
 		return fmt.Errorf("making the wallet: %w", err)
 	}
 	to := ids.GenerateTestShortID()
-	xTx, err := wallet.X().IssueBaseTx([]*avax.TransferableOutput{{
-		Asset: avax.Asset{ID: wallet.X().Builder().Context().AVAXAssetID},
-		Out: &secp256k1fx.TransferOutput{
-			Amt:          1_000_000,
-			OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{to}},
-		},
-	}})
+	// The same output on both chains: 0.001 AVAX to the fresh address (the AVAX asset id is the same on X and P).
+	outputs := func(asset ids.ID) []*avax.TransferableOutput {
+		return []*avax.TransferableOutput{{
+			Asset: avax.Asset{ID: asset},
+			Out: &secp256k1fx.TransferOutput{
+				Amt:          1_000_000,
+				OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{to}},
+			},
+		}}
+	}
+	xTx, err := wallet.X().IssueBaseTx(outputs(wallet.X().Builder().Context().AVAXAssetID))
 	if err != nil {
 		return fmt.Errorf("X-Chain transfer: %w", err)
 	}
-
-	pTx, err := wallet.P().IssueBaseTx([]*avax.TransferableOutput{{
-		Asset: avax.Asset{ID: wallet.P().Builder().Context().AVAXAssetID},
-		Out: &secp256k1fx.TransferOutput{
-			Amt:          1_000_000,
-			OutputOwners: secp256k1fx.OutputOwners{Threshold: 1, Addrs: []ids.ShortID{to}},
-		},
-	}})
+	pTx, err := wallet.P().IssueBaseTx(outputs(wallet.P().Builder().Context().AVAXAssetID))
 	if err != nil {
 		return fmt.Errorf("P-Chain transfer: %w", err)
 	}
