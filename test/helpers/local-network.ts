@@ -12,7 +12,7 @@
  * @packageDocumentation
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,6 +61,12 @@ export interface LocalNetwork {
    * `extraFlags` (`--name=value`) change what an operator would change by flag.
    */
   startNode(node: LocalNode, extraFlags?: readonly string[]): Promise<void>;
+  /**
+   * Starts one more node that validates nothing and can never finish bootstrapping: its only bootstrapper is
+   * a closed port, so it knows no peer and its chains stay bootstrapping (503 on their APIs); waits until its API
+   * answers. It is stopped with the network.
+   */
+  startStuckNode(): Promise<LocalNode>;
 }
 
 /** The directory holding the node and the driver, built once (test/avalanchego/build.sh prints it). */
@@ -141,7 +147,44 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
   for (const n of summary.nodes) live.add(n.pid);
   const byRole = (role: LocalNode['role']) => summary.nodes.filter((n) => n.role === role);
 
+  const startStuckNode = async (): Promise<LocalNode> => {
+    const template = summary.nodes.find((n) => n.role === 'rpc');
+    if (!template) throw new Error('local network: no RPC node to copy the flags of');
+    const flags = JSON.parse(readFileSync(template.flagsPath, 'utf8')) as Record<string, string>;
+    const dataDir = join(summary.networkDir, 'stuck-bootstrapping');
+    mkdirSync(join(dataDir, 'logs'), { recursive: true });
+    // A fresh identity (config/flags.go: ephemeral staking certificate and BLS key), fresh ports, and a
+    // bootstrapper nobody listens on (port 1) under a real validator's id.
+    for (const k of ['staking-tls-cert-file-content', 'staking-tls-key-file-content', 'staking-signer-key-file-content']) delete flags[k];
+    Object.assign(flags, {
+      'data-dir': dataDir,
+      'http-port': '0',
+      'staking-port': '0',
+      'staking-ephemeral-cert-enabled': 'true',
+      'staking-ephemeral-signer-enabled': 'true',
+      'bootstrap-ips': '127.0.0.1:1',
+      'bootstrap-ids': (summary.nodes[0] as LocalNode).nodeId,
+    });
+    const flagsPath = join(dataDir, 'flags.json');
+    writeFileSync(flagsPath, JSON.stringify(flags));
+    const out = openSync(join(dataDir, 'logs', 'stdout.log'), 'a');
+    const child = spawn(join(build, 'avalanchego'), ['--config-file', flagsPath], { detached: true, stdio: ['ignore', out, out] });
+    child.unref();
+    if (child.pid !== undefined) live.add(child.pid);
+    await until('the stuck node writes its process.json', () => readPid(dataDir) !== undefined, 60_000);
+    const pc = JSON.parse(readFileSync(join(dataDir, 'process.json'), 'utf8')) as { pid: number; uri: string; stakingAddress: string };
+    live.add(pc.pid);
+    const info = await fetch(`${pc.uri}/ext/info`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'info.getNodeID', params: {} }),
+    }).catch(() => undefined);
+    const nodeId = ((await info?.json()) as { result?: { nodeID?: string } } | undefined)?.result?.nodeID ?? '';
+    return { role: 'rpc', nodeId, uri: pc.uri, stakingAddress: pc.stakingAddress, pid: pc.pid, dataDir, flagsPath };
+  };
+
   const network: LocalNetwork = {
+    startStuckNode,
     networkId: summary.networkId,
     nodes: summary.nodes,
     validators: byRole('validator'),

@@ -15,6 +15,7 @@ import { FIXTURE_IDS } from '../fakes/fake-data.js';
 import { FakeNode, type FakeNodeState } from '../fakes/fake-node.js';
 import { defaultFakeState } from '../../src/demo/fixture-world.js';
 import { partialSyncMode } from '../../src/demo/modes.js';
+import { restartBootstrapping } from '../fakes/real-modes.js';
 import { startTestDaemon, waitUntilAllUp } from '../helpers/daemon.js';
 import { useLocalNetwork, type LocalNode } from '../helpers/local-network.js';
 import { compareShapes, type ShapeDifference, type ShapeRules } from '../helpers/wire-shape.js';
@@ -241,6 +242,68 @@ describe('the fake node answers as the real AvalancheGo v1.14.2 does', () => {
       ).toEqual([]);
     });
   }
+});
+
+describe('a node still bootstrapping answers as the real one does', () => {
+  /**
+   * The real side: a node whose only bootstrapper is a closed port, so its chains never finish bootstrapping.
+   * The fake side: the fixture world as a node just restarted, bootstrapping P, X and C (test/fakes/real-modes.ts
+   * restartBootstrapping), an RPC node's world since the stuck node validates nothing.
+   */
+  let stuck: LocalNode;
+  let fake: FakeNode;
+  beforeAll(async () => {
+    stuck = await network().startStuckNode();
+    fake = await FakeNode.start({ state: restartBootstrapping(fakeWorld('rpc')) });
+  }, 120_000);
+  afterAll(async () => {
+    await fake.stop();
+  });
+  const q = (path: string, rpcMethod: string, params: unknown, name = rpcMethod): Question & { fixed: unknown } => ({
+    name,
+    role: 'rpc',
+    httpMethod: 'POST',
+    path,
+    rpcMethod,
+    sameQuestion: true,
+    fixed: params,
+  });
+  const questionsWhileBootstrapping = [
+    q('/ext/bc/P', 'platform.getHeight', {}, "the P-Chain's API: 503"),
+    q('/ext/bc/P', 'platform.getCurrentValidators', {}, "the P-Chain's validators: 503"),
+    // Not created before the P-Chain has bootstrapped (chains/manager.go), so not routed: 404.
+    q('/ext/bc/X', 'avm.getHeight', {}, "the X-Chain's API: 404, the chain not created yet"),
+    q('/ext/bc/C/rpc', 'eth_blockNumber', [], "the C-Chain's API: 404, the chain not created yet"),
+    q('/ext/info', 'info.isBootstrapped', { chain: 'P' }, 'info.isBootstrapped says false'),
+  ];
+  for (const question of questionsWhileBootstrapping) {
+    it(question.name, async () => {
+      const real = await ask(stuck.uri, question, question.fixed);
+      const answer = await ask(fake.url, question, question.fixed);
+      const diffs = differences(question, real, answer);
+      expect(
+        diffs,
+        `${diffs.map((d) => `${d.path}: real ${d.real}, fake ${d.fake}`).join('\n')}\nreal: ${real.text.slice(0, 800)}\nfake: ${answer.text.slice(0, 800)}`,
+      ).toEqual([]);
+    });
+  }
+  it('GET /ext/health/readiness: 503, bootstrapped failing', { timeout: 30_000 }, async () => {
+    const get: Question = { name: 'readiness', role: 'rpc', httpMethod: 'GET', path: '/ext/health/readiness', sameQuestion: true };
+    // Until the health worker first runs a check, it reads `"error": "not yet run"` with a zero timestamp
+    // (api/health/result.go); compare the report it settles on.
+    let real = await ask(stuck.uri, get, undefined);
+    for (let i = 0; i < 40 && real.text.includes('not yet run'); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      real = await ask(stuck.uri, get, undefined);
+    }
+    const answer = await ask(fake.url, get, undefined);
+    expect(real.status).toBe(503);
+    const diffs = differences(get, real, answer);
+    expect(
+      diffs,
+      `${diffs.map((d) => `${d.path}: real ${d.real}, fake ${d.fake}`).join('\n')}\nreal: ${real.text.slice(0, 800)}\nfake: ${answer.text.slice(0, 800)}`,
+    ).toEqual([]);
+  });
 });
 
 describe('the questions are the ones the exporter asks', () => {
