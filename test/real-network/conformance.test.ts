@@ -203,6 +203,13 @@ function differences(q: Question, real: Answer, fake: Answer): ShapeDifference[]
   return diffs;
 }
 
+/** Fails on any difference, listing them and both answers. */
+function expectSameAnswer(q: Question, real: Answer, fake: Answer): void {
+  const diffs = differences(q, real, fake);
+  const listed = diffs.map((d) => `${d.path}: real ${d.real}, fake ${d.fake}`).join('\n');
+  expect(diffs, `${listed}\nreal: ${real.text.slice(0, 1500)}\nfake: ${fake.text.slice(0, 1500)}`).toEqual([]);
+}
+
 const fakes = new Map<Role, FakeNode>();
 let realIds: RealIds;
 
@@ -235,11 +242,7 @@ describe('the fake node answers as the real AvalancheGo v1.14.2 does', () => {
         q.rpcMethod === 'platform.getCurrentValidators' && q.name.includes('its own id') ? { nodeIDs: [fake.state.nodeId] } : (q.fakeParams ?? params);
       const real = await ask(node.uri, q, params);
       const answer = await ask(fake.url, { ...q, path: q.fakePath ?? q.path }, fakeParams);
-      const diffs = differences(q, real, answer);
-      expect(
-        diffs,
-        `${diffs.map((d) => `${d.path}: real ${d.real}, fake ${d.fake}`).join('\n')}\nreal: ${real.text.slice(0, 1500)}\nfake: ${answer.text.slice(0, 1500)}`,
-      ).toEqual([]);
+      expectSameAnswer(q, real, answer);
     });
   }
 });
@@ -280,11 +283,7 @@ describe('a node still bootstrapping answers as the real one does', () => {
     it(question.name, async () => {
       const real = await ask(stuck.uri, question, question.fixed);
       const answer = await ask(fake.url, question, question.fixed);
-      const diffs = differences(question, real, answer);
-      expect(
-        diffs,
-        `${diffs.map((d) => `${d.path}: real ${d.real}, fake ${d.fake}`).join('\n')}\nreal: ${real.text.slice(0, 800)}\nfake: ${answer.text.slice(0, 800)}`,
-      ).toEqual([]);
+      expectSameAnswer(question, real, answer);
     });
   }
   it('GET /ext/health/readiness: 503, bootstrapped failing', { timeout: 30_000 }, async () => {
@@ -298,11 +297,7 @@ describe('a node still bootstrapping answers as the real one does', () => {
     }
     const answer = await ask(fake.url, get, undefined);
     expect(real.status).toBe(503);
-    const diffs = differences(get, real, answer);
-    expect(
-      diffs,
-      `${diffs.map((d) => `${d.path}: real ${d.real}, fake ${d.fake}`).join('\n')}\nreal: ${real.text.slice(0, 800)}\nfake: ${answer.text.slice(0, 800)}`,
-    ).toEqual([]);
+    expectSameAnswer(get, real, answer);
   });
 });
 
