@@ -147,12 +147,30 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
   for (const n of summary.nodes) live.add(n.pid);
   const byRole = (role: LocalNode['role']) => summary.nodes.filter((n) => n.role === role);
 
+  /**
+   * Starts avalanchego with `args` detached (it outlives nothing: {@link killOnExit}), its output appended to
+   * `<dataDir>/logs/<logName>`; waits for the process.json it writes and for its API to answer, and returns it.
+   */
+  const launch = async (dataDir: string, logName: string, args: string[]): Promise<{ pid: number; uri: string; stakingAddress: string }> => {
+    mkdirSync(join(dataDir, 'logs'), { recursive: true });
+    rmSync(join(dataDir, 'process.json'), { force: true });
+    const out = openSync(join(dataDir, 'logs', logName), 'a');
+    const child = spawn(join(build, 'avalanchego'), args, { detached: true, stdio: ['ignore', out, out] });
+    child.unref();
+    if (child.pid !== undefined) live.add(child.pid);
+    await until(`the node of ${dataDir} writes its process.json`, () => readPid(dataDir) !== undefined, 60_000);
+    const pc = JSON.parse(readFileSync(join(dataDir, 'process.json'), 'utf8')) as { pid: number; uri: string; stakingAddress: string };
+    live.add(pc.pid);
+    await until(`the node of ${dataDir} answers on ${pc.uri}`, () => answers(pc.uri), 60_000);
+    return pc;
+  };
+
   const startStuckNode = async (): Promise<LocalNode> => {
     const template = summary.nodes.find((n) => n.role === 'rpc');
     if (!template) throw new Error('local network: no RPC node to copy the flags of');
     const flags = JSON.parse(readFileSync(template.flagsPath, 'utf8')) as Record<string, string>;
     const dataDir = join(summary.networkDir, 'stuck-bootstrapping');
-    mkdirSync(join(dataDir, 'logs'), { recursive: true });
+    mkdirSync(dataDir, { recursive: true });
     // A fresh identity (config/flags.go: ephemeral staking certificate and BLS key), fresh ports, and a
     // bootstrapper nobody listens on (port 1) under a real validator's id.
     for (const k of ['staking-tls-cert-file-content', 'staking-tls-key-file-content', 'staking-signer-key-file-content']) delete flags[k];
@@ -167,19 +185,15 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
     });
     const flagsPath = join(dataDir, 'flags.json');
     writeFileSync(flagsPath, JSON.stringify(flags));
-    const out = openSync(join(dataDir, 'logs', 'stdout.log'), 'a');
-    const child = spawn(join(build, 'avalanchego'), ['--config-file', flagsPath], { detached: true, stdio: ['ignore', out, out] });
-    child.unref();
-    if (child.pid !== undefined) live.add(child.pid);
-    await until('the stuck node writes its process.json', () => readPid(dataDir) !== undefined, 60_000);
-    const pc = JSON.parse(readFileSync(join(dataDir, 'process.json'), 'utf8')) as { pid: number; uri: string; stakingAddress: string };
-    live.add(pc.pid);
-    const info = await fetch(`${pc.uri}/ext/info`, {
+    const pc = await launch(dataDir, 'stdout.log', ['--config-file', flagsPath]);
+    const res = await fetch(`${pc.uri}/ext/info`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'info.getNodeID', params: {} }),
-    }).catch(() => undefined);
-    const nodeId = ((await info?.json()) as { result?: { nodeID?: string } } | undefined)?.result?.nodeID ?? '';
+      signal: AbortSignal.timeout(5_000),
+    });
+    const nodeId = ((await res.json()) as { result?: { nodeID?: string } }).result?.nodeID;
+    if (!nodeId) throw new Error(`local network: the stuck node on ${pc.uri} gave no node id`);
     return { role: 'rpc', nodeId, uri: pc.uri, stakingAddress: pc.stakingAddress, pid: pc.pid, dataDir, flagsPath };
   };
 
@@ -208,22 +222,14 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
       const httpPort = new URL(node.uri).port;
       const stakingPort = node.stakingAddress.split(':').pop() as string;
       // Flags on the command line win over the config file (config/config.go reads both through viper).
-      const out = openSync(join(node.dataDir, 'logs', 'restarts.log'), 'a');
-      rmSync(join(node.dataDir, 'process.json'), { force: true });
-      const child = spawn(
-        join(build, 'avalanchego'),
-        ['--config-file', node.flagsPath, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, ...extraFlags],
-        {
-          detached: true,
-          stdio: ['ignore', out, out],
-        },
-      );
-      child.unref();
-      if (child.pid !== undefined) live.add(child.pid);
-      await until(`node ${node.nodeId} writes its process.json`, () => readPid(node.dataDir) !== undefined, 60_000);
-      node.pid = readPid(node.dataDir) as number;
-      live.add(node.pid);
-      await until(`node ${node.nodeId} answers on ${node.uri}`, () => answers(node.uri), 60_000);
+      const pc = await launch(node.dataDir, 'restarts.log', [
+        '--config-file',
+        node.flagsPath,
+        `--http-port=${httpPort}`,
+        `--staking-port=${stakingPort}`,
+        ...extraFlags,
+      ]);
+      node.pid = pc.pid;
     },
   };
 
