@@ -94,6 +94,52 @@ describe('the fake node computes health by tag, readiness and failed chain creat
     });
   });
 
+  it('while the P-Chain bootstraps no other chain is created (chains/manager.go): no X, C or L1 check, 404, isBootstrapped false by alias and no chain by id', async () => {
+    const s = defaultFakeState();
+    const failing = addL1Chain(s, L1, 'second', []);
+    failedChainStart(s, failing);
+    restartBootstrapping(s);
+    await withFakeNode(s, async (node) => {
+      const all = await report(node, '/ext/health');
+      expect(all.status).toBe(503);
+      // Only P of the chains: X, C, the L1 chain and even the failing check of the chain that will fail to start
+      // come with the chain creator, which waits for the P-Chain's bootstrap.
+      expect(Object.keys(all.body.checks).sort()).toEqual([...APPLICATION, 'P'].sort());
+      // The bootstrapper's part of P's check (snow/engine/snowman/bootstrap/bootstrapper.go HealthCheck).
+      expect(all.body.checks['P']?.message).toMatchObject({ engine: { consensus: {}, vm: null } });
+      expect((all.body.checks['P']?.message as { engine: { consensus: object } }).engine.consensus).toEqual({});
+      // Every subnet the node runs is listed: the P-Chain's Initialize queued their chains.
+      expect(all.body.checks['bootstrapped']?.message).toEqual([L1, PRIMARY_NETWORK_ID].sort());
+      expect(Object.keys((await report(node, `/ext/health?tag=${L1}`)).body.checks).sort()).toEqual(APPLICATION);
+      for (const path of ['/ext/bc/X', '/ext/X', '/ext/bc/C/rpc', `/ext/bc/${CHAIN}/rpc`])
+        expect((await fetch(`${node.url}${path}`, { method: 'POST' })).status, path).toBe(404);
+      expect((await fetch(`${node.url}/ext/bc/P`, { method: 'POST' })).status).toBe(503);
+      // node/node.go initChainAliases registers X and C at start-up; a chain's own id is aliased only when it is created.
+      expect((await rpc(node, '/ext/info', 'info.isBootstrapped', { chain: 'X' })).result).toEqual({ isBootstrapped: false });
+      expect((await rpc(node, '/ext/info', 'info.isBootstrapped', { chain: 'evm' })).result).toEqual({ isBootstrapped: false });
+      expect((await rpc(node, '/ext/info', 'info.isBootstrapped', { chain: node.state.chainIds.X })).error?.message).toBe(
+        `there is no chain with alias/ID '${node.state.chainIds.X}'`,
+      );
+      expect((await rpc(node, '/ext/info', 'info.isBootstrapped', { chain: CHAIN })).error?.message).toBe(`there is no chain with alias/ID '${CHAIN}'`);
+      expect((await rpc(node, '/ext/info', 'info.isBootstrapped', { chain: node.state.chainIds.P })).result).toEqual({ isBootstrapped: false });
+
+      // P done: the chains are created (X and C still bootstrapping, so consensus {} and 503), the failed one fails.
+      node.state.bootstrapped['P'] = true;
+      const after = await report(node, '/ext/health');
+      expect(Object.keys(after.body.checks).sort()).toEqual([...APPLICATION, 'C', 'P', 'X', CHAIN, failing].sort());
+      expect((after.body.checks['X']?.message as { engine: { consensus: object } }).engine.consensus).toEqual({});
+      expect((after.body.checks['P']?.message as { engine: { consensus: object } }).engine.consensus).toHaveProperty('lastAcceptedHeight');
+      expect(after.body.checks[CHAIN]?.error).toBeUndefined();
+      expect(after.body.checks[failing]?.error).toBe(`failed to create chain on subnet ${L1}: plugin not found`);
+      expect((await fetch(`${node.url}/ext/bc/X`, { method: 'POST' })).status).toBe(503);
+      expect((await rpc(node, '/ext/info', 'info.isBootstrapped', { chain: node.state.chainIds.X })).result).toEqual({ isBootstrapped: false });
+      expect((await rpc(node, '/ext/info', 'info.isBootstrapped', { chain: CHAIN })).result).toEqual({ isBootstrapped: true });
+      expect((await fetch(`${node.url}/ext/bc/${CHAIN}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(
+        200,
+      );
+    });
+  });
+
   it('a chain that failed to start: no alias, no route, a failing check under its id, Created, its subnet bootstrapping for good (chains/manager.go createChain)', async () => {
     const s = failedChainStart(defaultFakeState(), CHAIN, 'plugin not found');
     await withFakeNode(s, async (node) => {

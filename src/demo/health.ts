@@ -2,7 +2,9 @@
  * The demo node's health API: `/ext/health` (and its readiness and liveness reports, by GET or
  * the `health.*` JSON-RPC methods) computed from the node's state as AvalancheGo computes it
  * (api/health: checks by tag, readiness monotonic, the `bootstrapped` check from the chains
- * still bootstrapping), and the health worker's way of failing and passing a check.
+ * still bootstrapping, no check for a chain not created yet), and the health worker's way of
+ * failing and passing a check. It also holds the rule of which chains the node has created
+ * ({@link chainCreated}), which the routes and info.isBootstrapped read too.
  *
  * @packageDocumentation
  */
@@ -25,6 +27,66 @@ function checkWire(c: FakeCheck): Record<string, unknown> {
 }
 
 /**
+ * Whether the node runs the chain at all (a state key: P, X, C or an L1 chain id): P, X, C and every
+ * L1 chain in `state.bootstrapped`, but not X and C under `--partial-sync-primary-network`
+ * (vms/platformvm/vm.go initBlockchains skips the primary network's chains, so they are never even queued).
+ */
+function chainRun(state: FakeNodeState, key: string): boolean {
+  if (state.partialSync && (key === 'X' || key === 'C')) return false;
+  return key === 'P' || key === 'X' || key === 'C' || Object.hasOwn(state.bootstrapped, key);
+}
+
+/**
+ * Whether the node has created the chain (a state key: P, X, C or an L1 chain id), and so has its
+ * routes, its health check and its id as an alias. The one place the fake decides it: the routes
+ * (node-server.ts), the health report (here) and info.isBootstrapped (rpc-info.ts) all read it.
+ *
+ * The P-Chain is created at start-up; every other chain only once the P-Chain has bootstrapped:
+ * chains/manager.go StartChainCreator creates P synchronously, and dispatchChainCreator waits on
+ * `unblockChainCreatorCh`, which only the P-Chain's bootstrap closes, before it creates the chains
+ * queued meanwhile. So while P bootstraps the real v1.14.2 answers 404 on /ext/bc/X and
+ * /ext/bc/C/rpc and lists no X, C or L1 check (seen on the stuck node of
+ * test/real-network/conformance.test.ts). Never X and C under partial sync.
+ */
+export function chainCreated(state: FakeNodeState, key: string): boolean {
+  if (key === 'P') return true;
+  return chainRun(state, key) && state.bootstrapped['P'] !== false;
+}
+
+/**
+ * Whether the chain has a health check: once created, and also once its creation failed (chains/manager.go
+ * createChain registers a failing check under it then), which likewise happens only after the P-Chain has
+ * bootstrapped.
+ */
+function chainHasCheck(state: FakeNodeState, key: string): boolean {
+  return chainCreated(state, key) || (Object.hasOwn(state.failedChains ?? {}, key) && state.bootstrapped['P'] !== false);
+}
+
+/**
+ * The chain a check is the health check of (its state key), or undefined for a check that names no
+ * chain: P, X, C, an L1 chain's primary alias (`--chain-aliases-file`) or id, a chain that failed to
+ * start (its failing check stands under its id).
+ */
+function chainOfCheck(state: FakeNodeState, name: string): string | undefined {
+  if (name === 'P' || name === 'X' || name === 'C') return name;
+  const aliased = state.chainAliases?.[name];
+  if (aliased !== undefined) return aliased;
+  if (Object.hasOwn(state.bootstrapped, name) || Object.hasOwn(state.failedChains ?? {}, name)) return name;
+  return undefined;
+}
+
+/**
+ * A created chain's check while it bootstraps: the bootstrapper is the chain's engine then, and its
+ * part of the check reads `consensus: {}` (snow/engine/snowman/bootstrap/bootstrapper.go
+ * HealthCheck; snow/networking/handler/health.go puts it under `engine`), with no height and no
+ * processing blocks. The rest (the VM's part, `networking`) stays as stored.
+ */
+function bootstrappingCheck(stored: FakeCheck): FakeCheck {
+  if (!isPlainObject(stored.message) || !isPlainObject(stored.message['engine'])) return stored;
+  return { ...stored, message: { ...stored.message, engine: { ...stored.message['engine'], consensus: {} } } };
+}
+
+/**
  * The tag a health check is registered under: a chain's check (P, X, C, an L1 chain's id or
  * primary alias, created or failed) under its chain's subnet id (chains/manager.go
  * `RegisterHealthCheck(primaryAlias, h, ctx.SubnetID.String())`, and the failing check of a
@@ -40,11 +102,13 @@ function checkTag(state: FakeNodeState, name: string): string | undefined {
 }
 
 /**
- * Subnets with a chain still bootstrapping (`state.bootstrapped[chain] === false`), sorted:
- * the primary network for P, X and C, else the subnet the chain belongs to. A chain whose
- * creation failed stays listed for good: QueueChainCreation added it to its subnet's
- * bootstrapping set (subnets/subnet.go AddChain) and only a finished bootstrap removes it
- * (chains/manager.go createChain returns on the error without doing so).
+ * Subnets with a chain still bootstrapping, sorted: the primary network for P, X and C, else the
+ * subnet the chain belongs to. A chain is bootstrapping when `state.bootstrapped[chain] === false`,
+ * and so is every chain the node runs while the P-Chain bootstraps: the P-Chain's Initialize queued
+ * them (vms/platformvm/vm.go initBlockchains, chains/manager.go QueueChainCreation, which adds each
+ * to its subnet's bootstrapping set: subnets/subnet.go AddChain), and none is created before P is
+ * done (see {@link chainCreated}). A chain whose creation failed stays listed for good: only a
+ * finished bootstrap removes it (chains/manager.go createChain returns on the error without doing so).
  */
 function bootstrappingSubnets(state: FakeNodeState): string[] {
   const out = new Set<string>();
@@ -52,7 +116,8 @@ function bootstrappingSubnets(state: FakeNodeState): string[] {
     out.add(state.blockchains.find((b) => b.id === chain)?.subnetId ?? chain);
   }
   for (const [chain, done] of Object.entries(state.bootstrapped)) {
-    if (done) continue;
+    if (!chainRun(state, chain)) continue;
+    if (done && chainCreated(state, chain)) continue;
     if (chain === 'P' || chain === 'X' || chain === 'C') {
       out.add(PRIMARY_NETWORK_ID);
       continue;
@@ -148,8 +213,12 @@ export function healthReply(s: FakeNodeState, which: HealthReport, tags: string[
   for (const n of names) {
     const stored = source[n];
     if (!stored) continue;
+    // A chain not created yet has registered no check (chains/manager.go registers it in createChain).
+    const chain = chainOfCheck(s, n);
+    if (chain !== undefined && !chainHasCheck(s, chain)) continue;
     // Readiness registers the same check under the same name; liveness has none.
     let c = n === 'bootstrapped' && which !== 'liveness' ? bootstrappedCheck(s, stored) : stored;
+    if (chain !== undefined && s.bootstrapped[chain] === false) c = bootstrappingCheck(c);
     if (which === 'readiness') {
       // Monotonic (api/health/worker.go RegisterMonotonicCheck): once passed, the passing result stays.
       const passed = s.readinessPassed?.[n];

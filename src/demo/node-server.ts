@@ -15,7 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extMetricsText } from './ext-metrics.js';
 import { gorilla } from './gorilla.js';
-import { failCheckIn, healthHandlers, healthReply, passCheckIn, setChainNetworkingIn, type HealthReport } from './health.js';
+import { chainCreated, failCheckIn, healthHandlers, healthReply, passCheckIn, setChainNetworkingIn, type HealthReport } from './health.js';
 import { bindServer, FakeHttpServer, type BoundServer } from './http-server.js';
 import type { FakeNodeState } from './node-state.js';
 import { advancePChain } from './p-chain-clock.js';
@@ -158,7 +158,7 @@ export class NodeServer extends FakeHttpServer {
       case '/ext/P':
         return { kind: 'gorilla', service: 'platform', chain: 'P' };
       case '/ext/X':
-        return this.chainCreated('X') ? { kind: 'gorilla', service: 'avm', chain: 'X' } : { kind: 'not-found' };
+        return chainCreated(this.state, 'X') ? { kind: 'gorilla', service: 'avm', chain: 'X' } : { kind: 'not-found' };
       default:
         break;
     }
@@ -167,8 +167,8 @@ export class NodeServer extends FakeHttpServer {
     const key = chainKey(this.state, m[1] ?? '');
     const sub = m[2] ?? '';
     if (key === undefined) return { kind: 'not-found' };
-    // A chain that was never created has no routes.
-    if (!this.chainCreated(key)) return { kind: 'not-found' };
+    // A chain not created (yet) has no routes: 404, not 503 (health.ts chainCreated).
+    if (!chainCreated(this.state, key)) return { kind: 'not-found' };
     if (key === 'P' && sub === '') return { kind: 'gorilla', service: 'platform', chain: 'P' };
     if (key === 'X' && sub === '') return { kind: 'gorilla', service: 'avm', chain: 'X' };
     if (key === 'P' || key === 'X') return { kind: 'not-found' };
@@ -177,17 +177,6 @@ export class NodeServer extends FakeHttpServer {
       return { kind: 'gorilla', service: 'validators', chain: key };
     }
     return { kind: 'not-found' };
-  }
-
-  /**
-   * Whether the node has created the chain, and so routes its APIs: never X and C under partial sync; no chain
-   * but the P-Chain until the P-Chain has bootstrapped (chains/manager.go: the chain creator is unblocked by the
-   * P-Chain's bootstrap), so while P bootstraps the others answer 404, not 503 (seen on the real v1.14.2).
-   */
-  private chainCreated(key: string): boolean {
-    if (key === 'P') return true;
-    if (this.state.partialSync && (key === 'X' || key === 'C')) return false;
-    return this.state.bootstrapped['P'] !== false;
   }
 
   private answer(endpoint: Endpoint, httpMethod: string, contentType: string | undefined, query: string, body: string): WireResponse {

@@ -278,8 +278,11 @@ export interface FakeNodeState {
   blockchains: FakeBlockchain[];
   /**
    * Chains this node runs, keyed 'P', 'X', 'C' or an L1 blockchain ID. A chain set to false
-   * answers 503 on its `/ext/bc/…` routes, and makes the `bootstrapped` health and readiness
-   * checks fail (see {@link bootstrappedCheck}); an L1 chain that is not a key here does not exist.
+   * answers 503 on its `/ext/bc/…` routes, its health check reads `consensus: {}`, and the
+   * `bootstrapped` health and readiness checks fail listing its subnet; an L1 chain that is not a
+   * key here does not exist. While 'P' is false no other chain is created yet (chainCreated in
+   * health.ts): their routes answer 404, they have no health check, info.isBootstrapped says false
+   * for X and C and knows no chain by its id, and every subnet the node runs is listed as bootstrapping.
    */
   bootstrapped: Record<string, boolean>;
   /** Health checks of `/ext/health` and `health.health`, by name. */
@@ -341,7 +344,8 @@ export interface FakeNodeState {
    * (vms/platformvm/vm.go initBlockchains skips the primary network's chains), so `/ext/bc/X`
    * and `/ext/bc/C/*` answer 404 (no route was ever registered) while the aliases X and C still
    * resolve (node/node.go registers them from the genesis) and info.isBootstrapped says false for
-   * them (chains/manager.go IsBootstrapped: no such chain). See partialSyncMode in modes.ts,
+   * them (chains/manager.go IsBootstrapped: no such chain), while their ids name no chain (a chain's
+   * id becomes an alias when it is created). See chainCreated in health.ts and partialSyncMode in modes.ts,
    * which also shapes the health report.
    */
   partialSync?: boolean;

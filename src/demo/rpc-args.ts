@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { chainCreated } from './health.js';
 import { isCb58Id, isCb58NodeId } from './ids.js';
 import type { FakeNodeState } from './node-state.js';
 import { field, InvalidArgs, optString } from './wire.js';
@@ -18,6 +19,21 @@ export function chainKey(state: FakeNodeState, alias: string): string | undefine
   const aliased = state.chainAliases?.[alias];
   if (aliased !== undefined && Object.hasOwn(state.bootstrapped, aliased)) return aliased;
   return undefined;
+}
+
+/**
+ * The chain manager's Lookup (an ids.Aliaser, chains/manager.go): the state key of the chain `alias`
+ * names, or undefined when the node has no such alias. The genesis aliases (P, platform, X, avm, C,
+ * evm) and those of `--chain-aliases-file` are registered at start-up (node/node.go
+ * initChainAliases); a chain's own id only once the chain is created (createChain:
+ * `m.Alias(id, id.String())`). So while the P-Chain bootstraps, X's, C's and an L1 chain's ids name
+ * nothing yet, though `X` does (see chainCreated in health.ts).
+ */
+export function lookupChain(state: FakeNodeState, alias: string): string | undefined {
+  const key = chainKey(state, alias);
+  if (key === undefined) return undefined;
+  const ownId = key === 'P' || key === 'X' || key === 'C' ? state.chainIds[key] : key;
+  return alias === ownId && !chainCreated(state, key) ? undefined : key;
 }
 
 /**

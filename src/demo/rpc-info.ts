@@ -7,7 +7,8 @@
  */
 import type { FakeNodeState, FakePeer } from './node-state.js';
 import { nodeUptime } from './p-chain-clock.js';
-import { chainKey, nodeIdArgs } from './rpc-args.js';
+import { chainCreated } from './health.js';
+import { chainKey, lookupChain, nodeIdArgs } from './rpc-args.js';
 import { cloneJson, compareBytes, dec, jsonSortedSet, networkNameFor, optString, pct64, RpcError, rfc3339Seconds, type Handler } from './wire.js';
 
 function peerWire(p: FakePeer): Record<string, unknown> {
@@ -60,9 +61,11 @@ export function infoHandlers(state: FakeNodeState): Record<string, Handler> {
       const chain = optString(args, 'chain');
       return () => {
         if (chain === undefined || chain === '') throw new RpcError("argument 'chain' not given");
-        const key = chainKey(s(), chain);
+        const key = lookupChain(s(), chain);
         if (key === undefined) throw new RpcError(`there is no chain with alias/ID '${chain}'`);
-        if (s().partialSync && (key === 'X' || key === 'C')) return { isBootstrapped: false };
+        // chains/manager.go IsBootstrapped: false for a chain it has not created, not yet (the P-Chain still
+        // bootstrapping) or never (X and C under partial sync).
+        if (!chainCreated(s(), key)) return { isBootstrapped: false };
         return { isBootstrapped: s().bootstrapped[key] ?? true };
       };
     },

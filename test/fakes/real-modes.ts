@@ -285,7 +285,11 @@ export function failedChainStart(state: FakeNodeState, chainId: string, cause = 
  * monotonic within one process (api/health/worker.go
  * RegisterMonotonicCheck), must pass anew; each chain answers 503 on its
  * APIs until it is done (see bootstrappingChain), and the `bootstrapped`
- * check fails listing the primary network meanwhile. Set
+ * check fails listing the primary network meanwhile. While P bootstraps,
+ * no other chain is created yet (chains/manager.go: the chain creator waits
+ * for the P-Chain's bootstrap; chainCreated in src/demo/health.ts): X, C and
+ * the L1 chains answer 404, have no health check, and their subnets are
+ * listed as bootstrapping, as on the real v1.14.2. Set
  * `state.bootstrapped[chain] = true` to finish.
  */
 export function restartBootstrapping(state: FakeNodeState, chains: readonly string[] = ['P', 'X', 'C']): FakeNodeState {

@@ -413,7 +413,8 @@ export const MATRIX: MatrixRow[] = [
   {
     cluster: 'slow-restart',
     deployment: 'A healthy validator, restarted: P, X and C bootstrap again (`restartBootstrapping`) for 20 minutes (20 s here), then are done',
-    incident: 'A slow restart: `/ext/health` and readiness fail while the chains bootstrap, the P-Chain API answers 503',
+    incident:
+      'A slow restart: `/ext/health` and readiness fail while the chains bootstrap, the P-Chain API answers 503; until P is done, X and C are not created yet (404, no health check)',
     raised: [],
     // AvaxNodeNotBootstrapped (a warning, for 30 minutes) is pending meanwhile: it would fire only past 30 minutes.
     never: [
@@ -422,7 +423,7 @@ export const MATRIX: MatrixRow[] = [
       { alertname: 'AvaxNodeDown' },
       { alertname: 'AvaxValidatorLeftSet' },
     ],
-    // The sources that ask the P-Chain fail while it bootstraps: AvaxSourceDown (a warning) may rise.
+    // The sources that ask the P-Chain (503) and X and C (404) fail while P bootstraps: AvaxSourceDown (a warning) may rise.
     silent: ['critical'],
   },
   {

@@ -274,10 +274,13 @@ describe('a node still bootstrapping answers as the real one does', () => {
   const questionsWhileBootstrapping = [
     q('/ext/bc/P', 'platform.getHeight', {}, "the P-Chain's API: 503"),
     q('/ext/bc/P', 'platform.getCurrentValidators', {}, "the P-Chain's validators: 503"),
+    q('/ext/P', 'platform.getBlockchainStatus', { blockchainID: 'X' }, 'platform.getBlockchainStatus: 503, a P-Chain API'),
     // Not created before the P-Chain has bootstrapped (chains/manager.go), so not routed: 404.
     q('/ext/bc/X', 'avm.getHeight', {}, "the X-Chain's API: 404, the chain not created yet"),
     q('/ext/bc/C/rpc', 'eth_blockNumber', [], "the C-Chain's API: 404, the chain not created yet"),
     q('/ext/info', 'info.isBootstrapped', { chain: 'P' }, 'info.isBootstrapped says false'),
+    // chains/manager.go IsBootstrapped: false for a chain not created; the alias X resolves from start-up (node/node.go initChainAliases).
+    q('/ext/info', 'info.isBootstrapped', { chain: 'X' }, 'info.isBootstrapped says false for X, not created yet'),
   ];
   for (const question of questionsWhileBootstrapping) {
     it(question.name, async () => {
@@ -286,15 +289,96 @@ describe('a node still bootstrapping answers as the real one does', () => {
       expectSameAnswer(question, real, answer);
     });
   }
-  it('GET /ext/health/readiness: 503, bootstrapped failing', { timeout: 30_000 }, async () => {
-    const get: Question = { name: 'readiness', role: 'rpc', httpMethod: 'GET', path: '/ext/health/readiness', sameQuestion: true };
-    // Until the health worker first runs a check, it reads `"error": "not yet run"` with a zero timestamp
-    // (api/health/result.go); compare the report it settles on.
+
+  it("info.isBootstrapped by the X-Chain's id: no such chain yet (its id is aliased when the chain is created)", async () => {
+    const question = q('/ext/info', 'info.isBootstrapped', {}, 'by id');
+    const real = await ask(stuck.uri, question, { chain: realIds.xChainId });
+    const answer = await ask(fake.url, question, { chain: fake.state.chainIds.X });
+    expectSameAnswer({ ...question, sameQuestion: false }, real, answer);
+    const err = (a: Answer) => (a.body as { error?: { code: number; message: string } }).error;
+    expect(err(real)).toEqual({ code: -32000, message: `there is no chain with alias/ID '${realIds.xChainId}'`, data: null });
+    expect(err(answer)).toEqual({ code: -32000, message: `there is no chain with alias/ID '${fake.state.chainIds.X}'`, data: null });
+  });
+
+  /**
+   * The report once the health worker has run every check: until it first runs one, the check reads
+   * `"error": "not yet run"` with the zero timestamp `0001-01-01T00:00:00Z` (api/health/result.go,
+   * worker.go RegisterCheck), and P's check is registered only when the P-Chain is created, after the rest.
+   */
+  async function settled(get: Question): Promise<Answer> {
     let real = await ask(stuck.uri, get, undefined);
     for (let i = 0; i < 40 && real.text.includes('not yet run'); i++) {
       await new Promise((r) => setTimeout(r, 250));
       real = await ask(stuck.uri, get, undefined);
     }
+    expect(real.text).not.toContain('not yet run');
+    return real;
+  }
+
+  /**
+   * Keys the stuck node writes otherwise than the fake's world for reasons other than bootstrapping, each written
+   * only when set: the failing state of the checks that fail because it reaches no peer at all (its only
+   * bootstrapper is a closed port; api/health/result.go: `error`, `contiguousFailures` and `timeOfFirstFailure`
+   * are omitempty), the network check's message times, and what only a node running past its grace period writes
+   * (it has just started). The `bootstrapped` check, the one that says bootstrapping, is not among them.
+   */
+  const STUCK_OPTIONAL: Record<string, string> = {
+    ...HEALTH_OPTIONAL_FOR_VALIDATOR,
+    ...Object.fromEntries(
+      ['P', 'network'].flatMap((check) =>
+        ['error', 'contiguousFailures', 'timeOfFirstFailure'].map((key) => [
+          `checks.${check}.${key}`,
+          `api/health/result.go: ${key} omitempty; the stuck node is connected to no peer (network/network.go, snow/networking/handler/health.go)`,
+        ]),
+      ),
+    ),
+    'checks.network.message.timeSinceLastMsgReceived': 'network/network.go HealthCheck: written once a message was received; the stuck node has received none',
+    'checks.network.message.timeSinceLastMsgSent': 'network/network.go HealthCheck: written once a message was sent; the stuck node has sent none',
+  };
+
+  type Report = { checks: Record<string, { message?: unknown; error?: string }>; healthy: boolean };
+
+  /** Status, headers and the report's shape: the same check names in the same order, each check's shape alike. */
+  function stuckHealthDifferences(real: Answer, fake: Answer): ShapeDifference[] {
+    const diffs: ShapeDifference[] = [];
+    if (real.status !== fake.status) diffs.push({ path: 'HTTP status', real: String(real.status), fake: String(fake.status) });
+    for (const h of HEADERS)
+      if (real.headers[h] !== fake.headers[h]) diffs.push({ path: `header ${h}`, real: real.headers[h] ?? '(none)', fake: fake.headers[h] ?? '(none)' });
+    const r = real.body as Report;
+    const f = fake.body as Report;
+    diffs.push(...compareShapes({ ...r, checks: {} }, { ...f, checks: {} }));
+    const names = (o: Report) => Object.keys(o.checks).join(', ');
+    if (names(r) !== names(f)) diffs.push({ path: 'checks (names, in order)', real: names(r), fake: names(f) });
+    for (const k of Object.keys(r.checks))
+      if (k in f.checks) diffs.push(...compareShapes(r.checks[k], f.checks[k], { optional: STUCK_OPTIONAL }, `checks.${k}`));
+    return diffs;
+  }
+
+  for (const path of ['/ext/health', `/ext/health?tag=${PRIMARY}`]) {
+    it(`GET ${path}: 503, no X or C check, P's check with consensus {}, the primary network bootstrapping`, { timeout: 30_000 }, async () => {
+      const get: Question = { name: path, role: 'rpc', httpMethod: 'GET', path, sameQuestion: true };
+      const real = await settled(get);
+      const answer = await ask(fake.url, get, undefined);
+      for (const a of [real, answer]) {
+        const report = a.body as Report;
+        expect(a.status).toBe(503);
+        // chains/manager.go: X, C and any L1 chain are created, and their checks registered, only once P has bootstrapped.
+        expect(Object.keys(report.checks).filter((k) => k === 'X' || k === 'C' || /^[1-9A-HJ-NP-Za-km-z]{40,}$/.test(k))).toEqual([]);
+        // snow/engine/snowman/bootstrap/bootstrapper.go HealthCheck: the bootstrapper's part reads `consensus: {}`.
+        expect((report.checks['P']?.message as { engine?: { consensus?: unknown } } | undefined)?.engine?.consensus).toEqual({});
+        expect(report.checks['bootstrapped']).toMatchObject({ error: 'subnets not bootstrapped' });
+        expect(report.checks['bootstrapped']?.message).toContain(PRIMARY);
+      }
+      const listed = stuckHealthDifferences(real, answer)
+        .map((d) => `${d.path}: real ${d.real}, fake ${d.fake}`)
+        .join('\n');
+      expect(listed, `real: ${real.text.slice(0, 2500)}\nfake: ${answer.text.slice(0, 2500)}`).toBe('');
+    });
+  }
+
+  it('GET /ext/health/readiness: 503, bootstrapped failing', { timeout: 30_000 }, async () => {
+    const get: Question = { name: 'readiness', role: 'rpc', httpMethod: 'GET', path: '/ext/health/readiness', sameQuestion: true };
+    const real = await settled(get);
     const answer = await ask(fake.url, get, undefined);
     expect(real.status).toBe(503);
     expectSameAnswer(get, real, answer);
