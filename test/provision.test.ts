@@ -27,7 +27,7 @@ interface World {
   sudo?: boolean;
   aptGet?: 'works' | 'fails' | 'absent';
   /** Tools present before the script runs. */
-  present: ('promtool' | 'prometheus' | 'chromium' | 'amtool' | 'alertmanager')[];
+  present: ('promtool' | 'prometheus' | 'chromium' | 'amtool' | 'alertmanager' | 'iptables')[];
 }
 
 function script(path: string, body: string): void {
@@ -53,6 +53,7 @@ function provision(world: World) {
     chromium: join(tools, 'chromium'),
     amtool: join(tools, 'amtool'),
     alertmanager: join(tools, 'prometheus-alertmanager'),
+    iptables: join(tools, 'iptables'),
   };
   for (const t of world.present) script(paths[t], 'exit 0');
   script(join(bin, 'id'), `[ "$1" = -u ] && echo ${world.root ? 0 : 1000}`);
@@ -60,7 +61,7 @@ function provision(world: World) {
   const log = join(dir, 'apt-get.log');
   if ((world.aptGet ?? 'works') !== 'absent') {
     // Installing a package puts its binaries where the suite looks for them.
-    const provides = `case "$p" in prometheus) touch ${paths.promtool} ${paths.prometheus}; chmod +x ${paths.promtool} ${paths.prometheus};; chromium) touch ${paths.chromium}; chmod +x ${paths.chromium};; prometheus-alertmanager) touch ${paths.amtool} ${paths.alertmanager}; chmod +x ${paths.amtool} ${paths.alertmanager};; esac`;
+    const provides = `case "$p" in prometheus) touch ${paths.promtool} ${paths.prometheus}; chmod +x ${paths.promtool} ${paths.prometheus};; chromium) touch ${paths.chromium}; chmod +x ${paths.chromium};; prometheus-alertmanager) touch ${paths.amtool} ${paths.alertmanager}; chmod +x ${paths.amtool} ${paths.alertmanager};; iptables) touch ${paths.iptables}; chmod +x ${paths.iptables};; esac`;
     script(
       join(bin, 'apt-get'),
       `echo "$* (DEBIAN_FRONTEND=$DEBIAN_FRONTEND)" >> ${log}\n${world.aptGet === 'fails' ? 'echo "E: Unable to locate package" >&2; exit 100' : `if [ "$1" = install ]; then for p in "$@"; do ${provides}; done; fi`}`,
@@ -73,6 +74,7 @@ function provision(world: World) {
     CHROMIUM_PATH: paths.chromium,
     AMTOOL: paths.amtool,
     ALERTMANAGER: paths.alertmanager,
+    IPTABLES: paths.iptables,
   };
   const r = spawnSync(BASH, [SCRIPT], { env, encoding: 'utf8', timeout: 20_000 });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout, apt: existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [] };
@@ -80,26 +82,29 @@ function provision(world: World) {
 
 describe('npm test provisioning (test/tools/provision.sh)', () => {
   it('with every tool present, says nothing and installs nothing', () => {
-    const r = provision({ root: true, present: ['promtool', 'prometheus', 'chromium', 'amtool', 'alertmanager'] });
+    const r = provision({ root: true, present: ['promtool', 'prometheus', 'chromium', 'amtool', 'alertmanager', 'iptables'] });
     expect(r).toMatchObject({ status: 0, stderr: '', stdout: '', apt: [] });
   });
 
   it('as root on Debian: apt-get update once, then installs exactly the missing packages', () => {
     const r = provision({ root: true, present: ['promtool', 'prometheus'] });
     expect(r.status).toBe(0);
-    expect(r.apt).toEqual(['update -qq (DEBIAN_FRONTEND=noninteractive)', 'install -y -qq chromium prometheus-alertmanager (DEBIAN_FRONTEND=noninteractive)']);
-    expect(r.stderr).toContain('Installed chromium prometheus-alertmanager.');
+    expect(r.apt).toEqual([
+      'update -qq (DEBIAN_FRONTEND=noninteractive)',
+      'install -y -qq chromium prometheus-alertmanager iptables (DEBIAN_FRONTEND=noninteractive)',
+    ]);
+    expect(r.stderr).toContain('Installed chromium prometheus-alertmanager iptables.');
   });
 
   it('with passwordless sudo, installs through it', () => {
-    const r = provision({ root: false, sudo: true, present: ['chromium', 'amtool', 'alertmanager'] });
+    const r = provision({ root: false, sudo: true, present: ['chromium', 'amtool', 'alertmanager', 'iptables'] });
     expect(r.status).toBe(0);
     expect(r.apt).toEqual(['update -qq (DEBIAN_FRONTEND=noninteractive)', 'install -y -qq prometheus (DEBIAN_FRONTEND=noninteractive)']);
   });
 
   it('not root and no sudo: stops at once with the one command to run', () => {
     const t0 = Date.now();
-    const r = provision({ root: false, present: ['promtool', 'prometheus'] });
+    const r = provision({ root: false, present: ['promtool', 'prometheus', 'iptables'] });
     expect(r.status).toBe(1);
     expect(r.apt).toEqual([]);
     expect(r.stderr).toContain("the suite needs Debian's chromium, prometheus-alertmanager, which this machine lacks");
@@ -111,11 +116,11 @@ describe('npm test provisioning (test/tools/provision.sh)', () => {
     const r = provision({ root: true, aptGet: 'absent', present: [] });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('This is not a Debian/Ubuntu machine');
-    expect(r.stderr).toContain('PROMTOOL, PROMETHEUS, AMTOOL, ALERTMANAGER and CHROMIUM_PATH');
+    expect(r.stderr).toContain('PROMTOOL, PROMETHEUS, AMTOOL, ALERTMANAGER, CHROMIUM_PATH and IPTABLES');
   });
 
   it('apt-get failing: shows its output and the command to run, exit 1', () => {
-    const r = provision({ root: true, aptGet: 'fails', present: ['promtool', 'prometheus', 'amtool', 'alertmanager'] });
+    const r = provision({ root: true, aptGet: 'fails', present: ['promtool', 'prometheus', 'amtool', 'alertmanager', 'iptables'] });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('E: Unable to locate package');
     expect(r.stderr).toContain("  sudo sh -c 'apt-get update && apt-get install -y chromium'");

@@ -67,6 +67,13 @@ export interface LocalNetwork {
    * answers. It is stopped with the network.
    */
   startStuckNode(): Promise<LocalNode>;
+  /**
+   * Starts one more node that validates nothing, with a fresh identity, joining the network: its bootstrappers
+   * are the genesis validators, so it bootstraps the three chains from them. It listens on `httpPort` (pick it
+   * with freePort, so an exporter can point at it before it starts); waits until its API answers, not until it
+   * has bootstrapped. It is stopped with the network.
+   */
+  startNewNode(httpPort: number): Promise<LocalNode>;
 }
 
 /** The directory holding the node and the driver, built once (test/avalanchego/build.sh prints it). */
@@ -230,6 +237,39 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
         ...extraFlags,
       ]);
       node.pid = pc.pid;
+    },
+    async startNewNode(httpPort) {
+      const template = summary.nodes.find((n) => n.role === 'rpc');
+      if (!template) throw new Error('local network: no RPC node to copy the flags of');
+      const flags = JSON.parse(readFileSync(template.flagsPath, 'utf8')) as Record<string, string>;
+      const dataDir = join(summary.networkDir, `new-node-${httpPort}`);
+      mkdirSync(dataDir, { recursive: true });
+      const validators = byRole('validator');
+      // A fresh identity (config/flags.go: ephemeral staking certificate and BLS key) and an empty database, as a
+      // node an operator adds; its bootstrappers are the real validators (config/config.go: bootstrap-ids and
+      // bootstrap-ips, one id per address), so it fetches and executes their chains (chains/manager.go).
+      for (const k of ['staking-tls-cert-file-content', 'staking-tls-key-file-content', 'staking-signer-key-file-content']) delete flags[k];
+      Object.assign(flags, {
+        'data-dir': dataDir,
+        'http-port': String(httpPort),
+        'staking-port': '0',
+        'staking-ephemeral-cert-enabled': 'true',
+        'staking-ephemeral-signer-enabled': 'true',
+        'bootstrap-ips': validators.map((v) => v.stakingAddress).join(','),
+        'bootstrap-ids': validators.map((v) => v.nodeId).join(','),
+      });
+      const flagsPath = join(dataDir, 'flags.json');
+      writeFileSync(flagsPath, JSON.stringify(flags));
+      const pc = await launch(dataDir, 'stdout.log', ['--config-file', flagsPath]);
+      const res = await fetch(`${pc.uri}/ext/info`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'info.getNodeID', params: {} }),
+        signal: AbortSignal.timeout(5_000),
+      });
+      const nodeId = ((await res.json()) as { result?: { nodeID?: string } }).result?.nodeID;
+      if (!nodeId) throw new Error(`local network: the new node on ${pc.uri} gave no node id`);
+      return { role: 'rpc', nodeId, uri: pc.uri, stakingAddress: pc.stakingAddress, pid: pc.pid, dataDir, flagsPath };
     },
   };
 

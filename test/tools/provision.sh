@@ -4,10 +4,12 @@
 #   chromium              Debian's chromium (the status page's browser test; playwright-core downloads none)
 #   amtool, prometheus-alertmanager   Debian's prometheus-alertmanager (the example Alertmanager configuration,
 #                         its inhibitions checked by amtool and run in a real Alertmanager)
+#   iptables              Debian's iptables (the real-network incidents cut one node off from its peers:
+#                         test/helpers/cut-off.ts)
 # When one is missing and this is a Debian/Ubuntu machine where we may install (root, or sudo without a
 # password), it runs `apt-get update` once and installs them. Otherwise it stops at once with the one
 # command to run, rather than letting tens of tests fail with stack traces.
-# PROMTOOL, PROMETHEUS, AMTOOL, ALERTMANAGER and CHROMIUM_PATH point the suite (and this check) at other binaries.
+# PROMTOOL, PROMETHEUS, AMTOOL, ALERTMANAGER, CHROMIUM_PATH and IPTABLES point the suite (and this check) at other binaries.
 set -euo pipefail
 
 have() { # have <binary or path>
@@ -22,6 +24,7 @@ missing_packages() {
   if ! have "${PROMTOOL:-promtool}" || ! have "${PROMETHEUS:-prometheus}"; then pkgs+=(prometheus); fi
   if ! have "${CHROMIUM_PATH:-/usr/bin/chromium}"; then pkgs+=(chromium); fi
   if ! have "${AMTOOL:-amtool}" || ! have "${ALERTMANAGER:-prometheus-alertmanager}"; then pkgs+=(prometheus-alertmanager); fi
+  if ! have "${IPTABLES:-iptables}"; then pkgs+=(iptables); fi
   echo "${pkgs[*]:-}"
 }
 
@@ -38,7 +41,7 @@ if ! command -v apt-get >/dev/null 2>&1 || { [ "$(id -u)" != 0 ] && [ ${#sudo[@]
     echo "  sudo sh -c 'apt-get update && apt-get install -y $missing'" >&2
   else
     echo "This is not a Debian/Ubuntu machine: install the equivalents of Debian's $missing, or point" >&2
-    echo "PROMTOOL, PROMETHEUS, AMTOOL, ALERTMANAGER and CHROMIUM_PATH at them, then run npm test again." >&2
+    echo "PROMTOOL, PROMETHEUS, AMTOOL, ALERTMANAGER, CHROMIUM_PATH and IPTABLES at them, then run npm test again." >&2
   fi
   exit 1
 fi
