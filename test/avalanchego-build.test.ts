@@ -70,7 +70,7 @@ function setUp() {
 }
 
 describe('building the real AvalancheGo (test/avalanchego/build.sh)', () => {
-  it('builds the pinned node and the driver once into the cache, prints the directory, and reuses it', () => {
+  it("builds the pinned node, the L1's VM (xsvm) and the driver once into the cache, prints the directory, and reuses it", () => {
     const { cache, run } = setUp();
     const first = run({ goVersion: 'go1.26.8' });
     expect(first.status).toBe(0);
@@ -79,10 +79,11 @@ describe('building the real AvalancheGo (test/avalanchego/build.sh)', () => {
     expect(out).toMatch(new RegExp(`^${cache}/avalanchego-v1\\.14\\.2-[0-9a-f]{12}$`));
     expect(first.builds).toEqual([
       expect.stringMatching(/^build -mod=readonly -trimpath -o .*\/avalanchego github\.com\/ava-labs\/avalanchego\/main$/),
+      expect.stringMatching(/^build -mod=readonly -trimpath -o .*\/xsvm github\.com\/ava-labs\/avalanchego\/vms\/example\/xsvm\/cmd\/xsvm$/),
       expect.stringMatching(/^build -mod=readonly -trimpath -o .*\/localnet \.\/localnet$/),
     ]);
     expect(first.stderr).toMatch(/avalanchego: built in \d+ s: stand-in 1\.14\.2, \S+ in /);
-    for (const f of ['avalanchego', 'localnet']) expect(existsSync(join(out, f))).toBe(true);
+    for (const f of ['avalanchego', 'xsvm', 'localnet']) expect(existsSync(join(out, f))).toBe(true);
 
     const second = run({ goVersion: 'go1.26.8' });
     expect(second).toMatchObject({ status: 0, stdout: `${out}\n`, stderr: '', builds: [] });
@@ -140,7 +141,7 @@ describe('building the real AvalancheGo (test/avalanchego/build.sh)', () => {
     expect(r.stderr).toContain('check that GOPROXY (https://proxy.example) reaches the Go module proxy');
     expect(r.stdout).toBe('');
     // The next run starts the build again rather than taking a directory without binaries for a build.
-    expect(run({ goVersion: 'go1.26.8' }).builds).toHaveLength(2);
+    expect(run({ goVersion: 'go1.26.8' }).builds).toHaveLength(3);
     expect(existsSync(cache)).toBe(true);
   });
 });

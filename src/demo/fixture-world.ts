@@ -62,7 +62,22 @@ const emptyOwner = (): FakeOwner => ({ locktime: 0, threshold: 0, addresses: [] 
 const CHECK_TIME = '2026-08-22T15:40:31.201342108Z';
 const DISCONNECTED = ['NodeID-2qttvwJUvXYidkULychAeWAjabr2bX9nr', 'NodeID-NSdwQKfN7mYeepf1jKqAHn9o3UjhhVFju'];
 
-function chainCheck(height: number, lastAcceptedId: string, avgAcceptanceTime: string, duration: number, disconnected = DISCONNECTED): FakeCheck {
+/**
+ * What a chain check's `engine.vm` holds: null for the primary network's chains, which run in the node's own process
+ * and report no VM health; for a chain whose VM is a plugin (every L1's), the plugin's report as the rpcchainvm
+ * server writes it (vms/rpcchainvm/vm_server.go Health: `{"database": <its database's health>, "health": <the VM's>}`),
+ * here Subnet-EVM's, whose HealthCheck returns nil (graft/subnet-evm/plugin/evm/health.go).
+ */
+const PLUGIN_VM_HEALTH = { database: null, health: null };
+
+function chainCheck(
+  height: number,
+  lastAcceptedId: string,
+  avgAcceptanceTime: string,
+  duration: number,
+  disconnected = DISCONNECTED,
+  vm: typeof PLUGIN_VM_HEALTH | null = null,
+): FakeCheck {
   return {
     message: {
       engine: {
@@ -73,7 +88,7 @@ function chainCheck(height: number, lastAcceptedId: string, avgAcceptanceTime: s
           longestProcessingBlock: '0s',
           processingBlocks: 0,
         },
-        vm: null,
+        vm,
       },
       networking: { disconnectedValidators: [...disconnected], percentConnected: disconnected.length === 0 ? 1 : 0.9987321843 },
     },
@@ -117,7 +132,7 @@ const BASE_STATE: FakeNodeState = {
     X: chainCheck(5094088, '2SadG71yK5JDTiCUwLNaKkeuyDzEQrtCS7ZcsZW4o6dzBuv7zZ', '1.0873s', 23291),
     // AvalancheGo v1.14.2 writes avgAcceptanceTime in every snowman chain's check, an L1's too
     // (snow/consensus/snowman/topological.go HealthCheck); the local network's nodes show it.
-    [FIXTURE_IDS.l1ChainId]: chainCheck(184467, '291tJrHp7cUmpFrsp79StaRwsS7gx1zDfA5SqtS9FpuQAWF2hs', '2.931s', 14102, []),
+    [FIXTURE_IDS.l1ChainId]: chainCheck(184467, '291tJrHp7cUmpFrsp79StaRwsS7gx1zDfA5SqtS9FpuQAWF2hs', '2.931s', 14102, [], PLUGIN_VM_HEALTH),
     bls: { message: 'node has the correct BLS key', timestamp: CHECK_TIME, duration: 8792 },
     bootstrapped: { message: [], timestamp: CHECK_TIME, duration: 3375 },
     database: { timestamp: CHECK_TIME, duration: 1959 },

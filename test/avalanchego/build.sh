@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the real AvalancheGo node (github.com/ava-labs/avalanchego/main, pinned in go.mod beside this file) and
-# our network driver (./localnet) from the Go module proxy, once, into a cache outside the repository:
+# Builds the real AvalancheGo node (github.com/ava-labs/avalanchego/main, pinned in go.mod beside this file), the
+# example VM xsvm of the same release (github.com/ava-labs/avalanchego/vms/example/xsvm/cmd/xsvm: the L1's chain)
+# and our network driver (./localnet) from the Go module proxy, once, into a cache outside the repository:
 #   ${AVAX_EXPORTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/avax-exporter}/avalanchego-<version>-<key>/
 # where <key> hashes go.mod and go.sum (the node) and the driver's sources (the driver, a few seconds to relink),
 # so a later run reuses the build and a change to any of them builds anew what it changed. The directory is
@@ -26,7 +27,7 @@ key="$(cat "$here/go.mod" "$here/go.sum" | sha256sum | cut -c1-12)"
 driver_key="$(cat "$here/go.mod" "$here/go.sum" "$here"/localnet/*.go | sha256sum | cut -c1-12)"
 cache="${AVAX_EXPORTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/avax-exporter}"
 out="$cache/avalanchego-$version-$key"
-built() { [ -x "$out/avalanchego" ] && [ -x "$out/localnet" ] && [ "$(cat "$out/localnet.key" 2>/dev/null)" = "$driver_key" ]; }
+built() { [ -x "$out/avalanchego" ] && [ -x "$out/xsvm" ] && [ -x "$out/localnet" ] && [ "$(cat "$out/localnet.key" 2>/dev/null)" = "$driver_key" ]; }
 
 if built; then
   [ "$quiet" = 1 ] || echo "$out"
@@ -66,6 +67,11 @@ if [ ! -x "$out/avalanchego" ]; then
   say "building AvalancheGo $version from the Go module proxy into $out (once; about 6 minutes on 2 cores)"
   go build -mod=readonly -trimpath -o "$tmp/avalanchego" github.com/ava-labs/avalanchego/main >"$log" 2>&1 || failed
   mv "$tmp/avalanchego" "$out/"
+fi
+if [ ! -x "$out/xsvm" ]; then
+  say "building the xsvm VM plugin $version"
+  go build -mod=readonly -trimpath -o "$tmp/xsvm" github.com/ava-labs/avalanchego/vms/example/xsvm/cmd/xsvm >"$log" 2>&1 || failed
+  mv "$tmp/xsvm" "$out/"
 fi
 say "building the network driver (test/avalanchego/localnet)"
 go build -mod=readonly -trimpath -o "$tmp/localnet" ./localnet >"$log" 2>&1 || failed

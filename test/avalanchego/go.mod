@@ -82,6 +82,7 @@ require (
 	github.com/holiman/uint256 v1.2.4 // indirect
 	github.com/huin/goupnp v1.3.0 // indirect
 	github.com/imdario/mergo v0.3.16 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/jackpal/gateway v1.0.6 // indirect
 	github.com/jackpal/go-nat-pmp v1.0.2 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
@@ -118,6 +119,7 @@ require (
 	github.com/sourcegraph/conc v0.3.0 // indirect
 	github.com/spf13/afero v1.14.0 // indirect
 	github.com/spf13/cast v1.9.2 // indirect
+	github.com/spf13/cobra v1.9.1 // indirect
 	github.com/spf13/pflag v1.0.6 // indirect
 	github.com/spf13/viper v1.20.1 // indirect
 	github.com/status-im/keycard-go v0.2.0 // indirect
@@ -171,7 +173,15 @@ require (
 	sigs.k8s.io/yaml v1.3.0 // indirect
 )
 
-tool github.com/ava-labs/avalanchego/main
+// The node, and the VM the local network's L1 runs (localnet up --l1): AvalancheGo's example VM xsvm, of the same
+// module and release, the VM AvalancheGo's own L1 tests run (tests/e2e/p/l1.go). Not Subnet-EVM
+// (graft/subnet-evm/plugin): its runner raises the open-files limit to 32768 and exits when the hard limit is lower
+// (graft/subnet-evm/plugin/runner/runner.go, utils/ulimit), and on the machines here the hard limit is 20000 and
+// CAP_SYS_RESOURCE is outside the bounding set, so no process can raise it.
+tool (
+	github.com/ava-labs/avalanchego/main
+	github.com/ava-labs/avalanchego/vms/example/xsvm/cmd/xsvm
+)
 
 // AvalancheGo v1.14.2's own go.mod replaces the monolithic genproto (pulled in by cockroachdb/errors ->
 // gogo/status) with a split-era version to avoid an ambiguous import. Go ignores a dependency's replace

@@ -2,7 +2,9 @@
  * The real AvalancheGo network of the suite (issue 41): five genesis validators, one node that validates nothing
  * (an RPC node) and one with `--partial-sync-primary-network`, all on 127.0.0.1 with ports the nodes chose
  * themselves, started by our driver (test/avalanchego/localnet, over AvalancheGo's tests/fixture/tmpnet) from the
- * node built by test/avalanchego/build.sh.
+ * node built by test/avalanchego/build.sh. With `{ l1: true }`, also an L1: a subnet with an xsvm chain, converted
+ * (ConvertSubnetToL1Tx) with three validators of its own that validate nothing on the primary network
+ * (test/avalanchego/localnet/l1.go).
  *
  * A test file calls {@link useLocalNetwork} once at its top: the network starts before the file's first test and
  * is stopped after its last, also when a test fails or the worker dies (every PID is killed on exit). The nodes'
@@ -23,8 +25,11 @@ const run = promisify(execFile);
 
 /** A node of the local network, as the driver reports it (its `up` subcommand). */
 export interface LocalNode {
-  /** `validator` (a genesis staker), `rpc` (validates nothing) or `partial-sync` (tracks the P-Chain only). */
-  readonly role: 'validator' | 'rpc' | 'partial-sync';
+  /**
+   * `validator` (a genesis staker), `rpc` (validates nothing), `partial-sync` (tracks the P-Chain only) or
+   * `l1-validator` (validates the L1 only, tracking its subnet).
+   */
+  readonly role: 'validator' | 'rpc' | 'partial-sync' | 'l1-validator';
   readonly nodeId: string;
   /** The node's API, e.g. `http://127.0.0.1:41235`; it keeps its port across {@link LocalNetwork.restartNode}. */
   readonly uri: string;
@@ -35,11 +40,36 @@ export interface LocalNode {
   readonly flagsPath: string;
 }
 
+/** One validator the L1's conversion names. */
+export interface L1Validator {
+  /**
+   * `main` and `second` are funded for years; `short` was given 240 nAVAX, four minutes of the continuous fee at the
+   * local network's 1 nAVAX/s (genesis/genesis_local.go), so its balance runs out while a file watches.
+   */
+  readonly name: 'main' | 'second' | 'short';
+  readonly nodeId: string;
+  readonly validationId: string;
+  readonly weight: number;
+  /** nAVAX at conversion. */
+  readonly balance: number;
+  /** Its node (role `l1-validator`). */
+  readonly node: LocalNode;
+}
+
+/** The L1 of a network started with `{ l1: true }`. */
+export interface LocalL1 {
+  readonly subnetId: string;
+  /** Its one chain, running xsvm. */
+  readonly blockchainId: string;
+  readonly validators: readonly L1Validator[];
+}
+
 interface Summary {
   networkDir: string;
   networkId: number;
   nodes: LocalNode[];
   preFundedKey: string;
+  l1?: { subnetId: string; blockchainId: string; validators: Omit<L1Validator, 'node'>[] };
 }
 
 /** A running local network. */
@@ -52,8 +82,12 @@ export interface LocalNetwork {
   readonly rpc: LocalNode;
   /** The node started with `--partial-sync-primary-network`. */
   readonly partialSync: LocalNode;
+  /** The L1, when the network was started with `{ l1: true }`. */
+  readonly l1?: LocalL1;
   /** One X-Chain, one P-Chain and one C-Chain transfer through `node` (default the first validator), accepted when it returns. */
   transfer(node?: LocalNode): Promise<{ x: string; p: string; c: string }>;
+  /** One transfer on the L1's chain through `node` (default its `main` validator), accepted when it returns. */
+  transferOnL1(node?: LocalNode): Promise<string>;
   /** Sends `signal` to the node and, for SIGTERM and SIGKILL, waits until its process is gone. */
   signal(node: LocalNode, signal: 'SIGTERM' | 'SIGKILL' | 'SIGSTOP' | 'SIGCONT'): Promise<void>;
   /**
@@ -137,12 +171,19 @@ function readPid(dataDir: string): number | undefined {
   }
 }
 
+/** What a file asks of its network. */
+export interface LocalNetworkOptions {
+  /** Also an L1 (see {@link LocalL1}). */
+  l1?: boolean;
+}
+
 /** Starts a local network in `dir` (made empty first). */
-async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; stop: () => Promise<void> }> {
+async function startLocalNetwork(dir: string, options: LocalNetworkOptions): Promise<{ network: LocalNetwork; stop: () => Promise<void> }> {
   const build = avalanchegoBuild();
   const driver = join(build, 'localnet');
   killOnExit();
-  const { stdout } = await run(driver, ['up', '--dir', dir, '--avalanchego', join(build, 'avalanchego')], {
+  const l1Args = options.l1 ? ['--l1', '--xsvm', join(build, 'xsvm')] : [];
+  const { stdout } = await run(driver, ['up', '--dir', dir, '--avalanchego', join(build, 'avalanchego'), ...l1Args], {
     timeout: 240_000,
     maxBuffer: 1 << 20,
   }).catch((e: unknown) => {
@@ -204,8 +245,19 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
     return { role: 'rpc', nodeId, uri: pc.uri, stakingAddress: pc.stakingAddress, pid: pc.pid, dataDir, flagsPath };
   };
 
+  const l1: LocalL1 | undefined = summary.l1 && {
+    subnetId: summary.l1.subnetId,
+    blockchainId: summary.l1.blockchainId,
+    validators: summary.l1.validators.map((v) => {
+      const node = summary.nodes.find((n) => n.nodeId === v.nodeId);
+      if (!node) throw new Error(`local network: the L1 validator ${v.nodeId} has no node`);
+      return { ...v, node };
+    }),
+  };
+
   const network: LocalNetwork = {
     startStuckNode,
+    l1,
     networkId: summary.networkId,
     nodes: summary.nodes,
     validators: byRole('validator'),
@@ -216,6 +268,12 @@ async function startLocalNetwork(dir: string): Promise<{ network: LocalNetwork; 
       if (!via) throw new Error('local network: no node to send the transfers through');
       const r = await run(driver, ['tx', '--uri', via.uri], { timeout: 120_000 });
       return JSON.parse(r.stdout) as { x: string; p: string; c: string };
+    },
+    async transferOnL1(node) {
+      if (!l1) throw new Error('local network: started without an L1 ({ l1: true })');
+      const via = node ?? (l1.validators.find((v) => v.name === 'main') as L1Validator).node;
+      const r = await run(driver, ['tx', '--uri', via.uri, '--xsvm-chain', l1.blockchainId], { timeout: 120_000 });
+      return (JSON.parse(r.stdout) as { l1: string }).l1;
     },
     async signal(node, signal) {
       process.kill(node.pid, signal);
@@ -336,7 +394,7 @@ function keepLogs(dir: string, name: string): string | undefined {
  * Starts the local network before the file's first test and stops it after its last; returns a getter for it.
  * `name` names the kept logs (`.tmp/localnet-logs/<name>-<time>/`) when a test of the file fails.
  */
-export function useLocalNetwork(name: string): () => LocalNetwork {
+export function useLocalNetwork(name: string, options: LocalNetworkOptions = {}): () => LocalNetwork {
   let network: LocalNetwork | undefined;
   let stop: (() => Promise<void>) | undefined;
   let failed = false;
@@ -344,7 +402,7 @@ export function useLocalNetwork(name: string): () => LocalNetwork {
 
   beforeAll(async () => {
     mkdirSync(dir, { recursive: true });
-    ({ network, stop } = await startLocalNetwork(dir));
+    ({ network, stop } = await startLocalNetwork(dir, options));
   }, 300_000);
 
   afterEach((ctx) => {

@@ -16,7 +16,18 @@ export function avalanchegoVersion(): string {
 
 /** A cluster of the real network's matrix: one exporter polling one node of it. */
 export type RealCluster =
-  'real-healthy-validator' | 'real-restarted' | 'real-frozen' | 'real-disk' | 'real-cut-off' | 'real-joined' | 'real-killed' | 'real-rpc' | 'real-partial-sync';
+  | 'real-healthy-validator'
+  | 'real-restarted'
+  | 'real-frozen'
+  | 'real-disk'
+  | 'real-cut-off'
+  | 'real-joined'
+  | 'real-killed'
+  | 'real-rpc'
+  | 'real-partial-sync'
+  | 'real-l1-main'
+  | 'real-l1-short'
+  | 'real-l1-primary-watcher';
 
 /** One row: the node its exporter polls, what happens to it, and what the test asserts. */
 export interface RealRow {
@@ -88,6 +99,30 @@ export const REAL_ROWS: RealRow[] = [
 ];
 
 /**
+ * The rows of test/real-network/l1.test.ts: the same network with an L1 (an xsvm chain converted with three
+ * validators of its own), each row's exporter watching the L1's subnet (`--watch.subnet-id`).
+ */
+export const REAL_L1_ROWS: RealRow[] = [
+  {
+    cluster: 'real-l1-main',
+    deployment: 'An L1 validator (weight 60 of 105, 1 AVAX of balance) that validates nothing on the primary network, `--partial-sync-primary-network`',
+    asserted: 'no critical or warning alert while another validator of the L1 runs out of balance and is deactivated',
+  },
+  {
+    cluster: 'real-l1-short',
+    deployment: 'An L1 validator (weight 5) converted with 240 nAVAX of balance: four minutes of the continuous fee at the local 1 nAVAX/s',
+    incident: 'Its balance runs out; the P-Chain builds a block by itself at that time and deactivates it (vms/platformvm/state/chain_time_helpers.go)',
+    asserted:
+      'AvaxL1ValidatorRunwayLow critical firing while the balance lasts (AvaxL1ValidatorBalanceLow critical fires beside it: two pages for one cause, no inhibition between them), then AvaxL1ValidatorInactive firing once deactivated, with avax_validator_active 0',
+  },
+  {
+    cluster: 'real-l1-primary-watcher',
+    deployment: 'A genesis validator of the primary network watching the L1 it does not validate (its chain reads Created there)',
+    asserted: 'no critical or warning alert',
+  },
+];
+
+/**
  * What the shipped rules raise on the real network that they should not, each a point of issue 42 (which changes
  * the rules). The real-network test leaves these out of its silence checks, and nothing else.
  */
@@ -123,6 +158,14 @@ export const KNOWN_DEFECTS: { alert: RegExp; clusters?: readonly RealCluster[]; 
       'its sources fail and AvaxSourceDown warns after 5 minutes, once per source, while AvaxNodeUnhealthy and ' +
       'AvaxNodeHealthCheckFailing leave a bootstrapping node out and AvaxNodeNotBootstrapped says it after 30: a new ' +
       "node's hours of bootstrap warn about sources that are not broken",
+  },
+  {
+    alert: /^AvaxL1ValidatorBalanceLow\{warning\}/,
+    clusters: ['real-l1-main'],
+    why:
+      'issue 42 (found on the real L1): the balance is judged in AVAX whatever the fee price, so 1 AVAX warns on a ' +
+      "validator whose balance lasts 31 years at the local network's 1 nAVAX/s (and 22 days at mainnet's minimum " +
+      '512 nAVAX/s); the runway (AvaxL1ValidatorRunwayLow) is what measures the loss',
   },
   {
     alert: /^AvaxNodeLowConnectedStake\{warning\}/,

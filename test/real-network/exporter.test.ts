@@ -35,8 +35,8 @@ const WAIT_MS = 30_000;
 /**
  * The node sources that ask about a watched subnet only (their `appliesTo`: `watch.subnet_ids` not empty): the
  * chains of a watched subnet and their status (blockchain_status), an L1 chain's own validators API (l1_uptime),
- * its health checks by the subnet's tag (l1_health). The local network runs no L1 yet (issue 41's L1 part), so
- * there is nothing to watch and the daemon does not poll them: they have no avax_source_up. The wallets' balances
+ * its health checks by the subnet's tag (l1_health). This file's network runs no L1 (test/real-network/l1.test.ts
+ * starts one and watches it), so there is nothing to watch and the daemon does not poll them: they have no avax_source_up. The wallets' balances
  * (CONFIGURED_NODE_SOURCES) are not in NODE_SOURCES and are polled only for configured addresses.
  */
 const L1_ONLY = NODE_SOURCES.filter((s) => s.appliesTo !== undefined).map((s) => s.name);

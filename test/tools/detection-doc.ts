@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
 import { buildConfig } from '../../src/config/load.js';
-import { avalanchegoVersion, KNOWN_DEFECTS, REAL_ROWS } from '../helpers/real-incident-rows.js';
+import { avalanchegoVersion, KNOWN_DEFECTS, REAL_L1_ROWS, REAL_ROWS, type RealRow } from '../helpers/real-incident-rows.js';
 import { FACTOR, LIVE_POLL, MATRIX, MIN_RANGE_MS, type AlertRef, type MatrixRow, type Raised } from '../helpers/detection-rows.js';
 import { formatPromDuration, parsePromDuration } from '../helpers/scale-rules.js';
 import { ROOT } from '../helpers/promql-contract.js';
@@ -172,7 +172,15 @@ function realNetworkSection(): string[] {
     '',
     '| row (`cluster`) | deployment | incident | asserted |',
     '|---|---|---|---|',
-    ...REAL_ROWS.map((r) => `| \`${r.cluster}\` | ${cell(r.deployment)} | ${cell(r.incident ?? 'none (healthy)')} | ${cell(r.asserted)} |`),
+    ...REAL_ROWS.map(realRow),
+    '',
+    'The same network with an L1 (test/real-network/l1.test.ts): a subnet with one xsvm chain, converted to an L1',
+    '(ConvertSubnetToL1Tx) with three validators of its own that validate nothing on the primary network, each row',
+    "watching the L1's subnet, the same scaled rules in a real Prometheus.",
+    '',
+    '| row (`cluster`) | deployment | incident | asserted |',
+    '|---|---|---|---|',
+    ...REAL_L1_ROWS.map(realRow),
     '',
     'What the shipped rules raise there that they should not, left out of the silence checks above and nothing else:',
     '',
@@ -180,6 +188,11 @@ function realNetworkSection(): string[] {
       (k) => `- \`${k.alert.source.replace(/\\/g, '')}\`${k.clusters ? ` (${k.clusters.map((c) => `\`${c}\``).join(', ')})` : ''}: ${k.why}.`,
     ),
   ];
+}
+
+/** One row of the real network's tables. */
+function realRow(r: RealRow): string {
+  return `| \`${r.cluster}\` | ${cell(r.deployment)} | ${cell(r.incident ?? 'none (healthy)')} | ${cell(r.asserted)} |`;
 }
 
 /** Renders docs/detection.md from the matrix, the shipped rules and the timing. */

@@ -8,9 +8,12 @@
 //
 // Every subcommand prints one JSON document on standard output; progress goes to standard error.
 //
-//	localnet up   --dir DIR --avalanchego BIN [--validators 5]   start a network, wait until every node is healthy
-//	localnet down --dir DIR                                       stop every node of the network in DIR
-//	localnet tx   --uri URI                                       one X-Chain, one P-Chain and one C-Chain transfer
+//	localnet up   --dir DIR --avalanchego BIN [--validators 5] [--l1 --xsvm PLUGIN]
+//	                                 start a network (and an L1 running xsvm), wait until every node is healthy
+//	localnet down --dir DIR          stop every node of the network in DIR
+//	localnet tx   --uri URI [--xsvm-chain ID]
+//	                                 one X-Chain, one P-Chain and one C-Chain transfer; with --xsvm-chain, one
+//	                                 transfer on that xsvm chain only (the L1's)
 package main
 
 import (
@@ -46,8 +49,9 @@ const summaryFile = "localnet.json"
 
 // nodeSummary is one node as the tests see it.
 type nodeSummary struct {
-	// Role is "validator" (a genesis staker), "rpc" (validates nothing) or "partial-sync"
-	// (--partial-sync-primary-network: tracks the P-Chain only, config/flags.go).
+	// Role is "validator" (a genesis staker), "rpc" (validates nothing), "partial-sync"
+	// (--partial-sync-primary-network: tracks the P-Chain only, config/flags.go) or "l1-validator" (validates the
+	// L1 only, and tracks its subnet).
 	Role           string `json:"role"`
 	NodeID         string `json:"nodeId"`
 	URI            string `json:"uri"`
@@ -63,6 +67,8 @@ type summary struct {
 	Nodes      []nodeSummary `json:"nodes"`
 	// PreFundedKey is the hex of genesis.EWOQKey, funded on X, P and C in tmpnet's genesis (genesis.go).
 	PreFundedKey string `json:"preFundedKey"`
+	// L1 is set with --l1.
+	L1 *l1Summary `json:"l1,omitempty"`
 }
 
 func main() {
@@ -102,14 +108,25 @@ func printJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// extraNode is a node started after the genesis validators, and its role in the summary.
+type extraNode struct {
+	role string
+	node *tmpnet.Node
+}
+
 func up(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("up", flag.ExitOnError)
 	dir := fs.String("dir", "", "directory to create the network in")
 	bin := fs.String("avalanchego", "", "path of the avalanchego binary")
 	validators := fs.Int("validators", 5, "genesis validators")
+	withL1 := fs.Bool("l1", false, "also create an L1: a subnet, an xsvm chain, converted with validators of its own")
+	xsvm := fs.String("xsvm", "", "path of the xsvm plugin binary (with --l1)")
 	_ = fs.Parse(args)
 	if *dir == "" || *bin == "" {
 		return errors.New("up needs --dir and --avalanchego")
+	}
+	if *withL1 && *xsvm == "" {
+		return errors.New("up --l1 needs --xsvm")
 	}
 	log := logger()
 
@@ -142,10 +159,7 @@ func up(ctx context.Context, args []string) error {
 	// soon reports "primary network validator health" as a node that has run for a while does (a node that
 	// validates nothing passes it whatever its connections).
 	const shortGrace = config.NetworkNoIngressValidatorConnectionsGracePeriodKey
-	extras := []struct {
-		role string
-		node *tmpnet.Node
-	}{
+	extras := []extraNode{
 		{"rpc", tmpnet.NewEphemeralNode(tmpnet.FlagsMap{shortGrace: "5s"})},
 		{"partial-sync", tmpnet.NewEphemeralNode(tmpnet.FlagsMap{shortGrace: "5s", config.PartialSyncPrimaryNetworkKey: "true"})},
 	}
@@ -154,6 +168,18 @@ func up(ctx context.Context, args []string) error {
 			return fmt.Errorf("starting the %s node: %w", e.role, err)
 		}
 	}
+	var l1 *l1Summary
+	if *withL1 {
+		var l1Nodes []*tmpnet.Node
+		var err error
+		if l1, l1Nodes, err = createL1(ctx, log, network, network.Nodes[0].GetAccessibleURI(), *xsvm); err != nil {
+			return fmt.Errorf("the L1: %w", err)
+		}
+		for _, n := range l1Nodes {
+			extras = append(extras, extraNode{"l1-validator", n})
+		}
+	}
+	// Healthy includes every chain the node runs: the L1's too, once bootstrapped (api/health, chains/manager.go).
 	for _, e := range extras {
 		if err := e.node.WaitForHealthy(ctx); err != nil {
 			return fmt.Errorf("waiting for the %s node: %w", e.role, err)
@@ -164,6 +190,7 @@ func up(ctx context.Context, args []string) error {
 		NetworkDir:   network.Dir,
 		NetworkID:    network.GetNetworkID(),
 		PreFundedKey: genesis.EWOQKey.String(),
+		L1:           l1,
 	}
 	add := func(role string, n *tmpnet.Node) error {
 		pc, err := readProcessContext(n.DataDir)
@@ -242,21 +269,34 @@ func down(ctx context.Context, args []string) error {
 
 // transfer issues one X-Chain and one P-Chain base transaction and one C-Chain transfer from the pre-funded key
 // to a fresh address, so that the three chains each accept a block (the P-Chain builds blocks only for its own
-// transactions: the X and C transfers alone leave its height where it was).
+// transactions: the X and C transfers alone leave its height where it was). With --xsvm-chain, only a transfer on
+// that xsvm chain (the L1's).
 func transfer(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("tx", flag.ExitOnError)
 	uri := fs.String("uri", "", "node API URI, e.g. http://127.0.0.1:9650")
+	xsvmChain := fs.String("xsvm-chain", "", "blockchain id of an xsvm chain to make the only transfer on")
 	_ = fs.Parse(args)
 	if *uri == "" {
 		return errors.New("tx needs --uri")
 	}
+	if *xsvmChain != "" {
+		chainID, err := ids.FromString(*xsvmChain)
+		if err != nil {
+			return fmt.Errorf("--xsvm-chain: %w", err)
+		}
+		txID, err := xsvmTransfer(ctx, *uri, chainID)
+		if err != nil {
+			return fmt.Errorf("transfer on %s: %w", *xsvmChain, err)
+		}
+		return printJSON(map[string]string{"l1": txID})
+	}
+	to := ids.GenerateTestShortID()
 	key := genesis.EWOQKey
 	kc := secp256k1fx.NewKeychain(key)
 	wallet, err := primary.MakeWallet(ctx, *uri, kc, kc, primary.WalletConfig{})
 	if err != nil {
 		return fmt.Errorf("making the wallet: %w", err)
 	}
-	to := ids.GenerateTestShortID()
 	// The same output on both chains: 0.001 AVAX to the fresh address (the AVAX asset id is the same on X and P).
 	outputs := func(asset ids.ID) []*avax.TransferableOutput {
 		return []*avax.TransferableOutput{{
@@ -275,45 +315,51 @@ func transfer(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("P-Chain transfer: %w", err)
 	}
-
-	client, err := ethclient.Dial(*uri + "/ext/bc/C/rpc")
+	hash, err := evmTransfer(ctx, *uri+"/ext/bc/C/rpc", common.BytesToAddress(to[:]))
 	if err != nil {
-		return err
+		return fmt.Errorf("C-Chain transfer: %w", err)
+	}
+	return printJSON(map[string]string{"x": xTx.ID().String(), "p": pTx.ID().String(), "c": hash})
+}
+
+// evmTransfer sends 1 gwei from the pre-funded key to `to` on the EVM chain at rpcURL (the C-Chain's) and waits
+// until it is accepted, so that the caller sees the height move.
+func evmTransfer(ctx context.Context, rpcURL string, to common.Address) (string, error) {
+	key := genesis.EWOQKey
+	client, err := ethclient.Dial(rpcURL)
+	if err != nil {
+		return "", err
 	}
 	defer client.Close()
 	chainID, err := client.ChainID(ctx)
 	if err != nil {
-		return fmt.Errorf("C-Chain id: %w", err)
+		return "", fmt.Errorf("chain id: %w", err)
 	}
-	from := key.EthAddress()
-	nonce, err := client.NonceAt(ctx, from, nil)
+	nonce, err := client.NonceAt(ctx, key.EthAddress(), nil)
 	if err != nil {
-		return fmt.Errorf("C-Chain nonce: %w", err)
+		return "", fmt.Errorf("nonce: %w", err)
 	}
 	gasPrice, err := client.SuggestGasPrice(ctx)
 	if err != nil {
-		return fmt.Errorf("C-Chain gas price: %w", err)
+		return "", fmt.Errorf("gas price: %w", err)
 	}
-	recipient := common.BytesToAddress(to[:])
-	tx := types.NewTransaction(nonce, recipient, big.NewInt(1_000_000_000), 21_000, gasPrice, nil)
+	tx := types.NewTransaction(nonce, to, big.NewInt(1_000_000_000), 21_000, gasPrice, nil)
 	signed, err := types.SignTx(tx, types.LatestSignerForChainID(chainID), key.ToECDSA())
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := client.SendTransaction(ctx, signed); err != nil {
-		return fmt.Errorf("C-Chain transfer: %w", err)
+		return "", err
 	}
-	// Wait for the C-Chain to accept it, so that the caller sees the height move.
 	for {
 		receipt, err := client.TransactionReceipt(ctx, signed.Hash())
 		if err == nil && receipt != nil {
-			break
+			return signed.Hash().Hex(), nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("C-Chain transfer %s not accepted: %w", signed.Hash(), ctx.Err())
+			return "", fmt.Errorf("%s not accepted: %w", signed.Hash(), ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return printJSON(map[string]string{"x": xTx.ID().String(), "p": pTx.ID().String(), "c": signed.Hash().Hex()})
 }
