@@ -178,11 +178,13 @@ describe('the exporter watching the L1 from its main validator', () => {
           call<{ price: number }>(validator('main').node, '/ext/bc/P', 'platform.getValidatorFeeState'),
           scrape(exporter.daemon),
         ]);
-        const weights = Object.fromEntries(seriesOf(text, 'avax_validator_weight', { subnet: S }).map((s) => [s.labels['node_id'], s.value]));
-        const balances = Object.fromEntries(seriesOf(text, 'avax_l1_validator_balance_avax', { subnet: S }).map((s) => [s.labels['validation_id'], s.value]));
+        const byLabel = (metric: string, label: string) =>
+          new Map(seriesOf(text, metric, { subnet: S }).map((s): [string, number] => [s.labels[label] ?? '', s.value]));
+        const weights = byLabel('avax_validator_weight', 'node_id');
+        const balances = byLabel('avax_l1_validator_balance_avax', 'validation_id');
         return (
-          JSON.stringify(weights) === JSON.stringify(Object.fromEntries(entries.map((e) => [e.nodeID, Number(e.weight)]).sort())) &&
-          entries.every((e) => balances[e.validationID] === Number(e.balance) / 1e9) &&
+          weights.size === entries.length &&
+          entries.every((e) => weights.get(e.nodeID) === Number(e.weight) && balances.get(e.validationID) === Number(e.balance) / 1e9) &&
           valueOf(text, 'avax_l1_validator_fee_price_avax_per_second') === fee.price / 1e9
         );
       },
