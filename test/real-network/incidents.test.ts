@@ -402,7 +402,7 @@ describe(`real incidents on a real AvalancheGo ${avalanchegoVersion()} network, 
   });
 
   it(
-    'a validator cut off from its peers while its API answers: AvaxNodeUnhealthy pages, the network check and the connected stake name it, its observer sees it disconnected, then its silence; reconnected, all ends',
+    'a validator cut off from its peers while its API answers: AvaxNodeUnhealthy pages, the network check and the connected stake name it, its observer sees it disconnected, then its silence; reconnected, they end',
     { timeout: 420_000 },
     async () => {
       const net = network();
